@@ -1,0 +1,1 @@
+//! Checks the device layer against the f64 oracle.

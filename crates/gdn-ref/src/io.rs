@@ -1,0 +1,130 @@
+//! What the forward and backward take and give back.
+
+use crate::params::{check_finite, check_shape};
+use crate::{Batch, Error, LayerConfig, Sequences};
+use ndarray::{Array1, Array2, Array3, Array4};
+
+/// Inputs of one forward: the four streams of the input projection, the optional initial state
+/// and, for a packed batch, the sequence offsets.
+///
+/// Token-major tensors are `[B, T, …]`, or `[1, Ttot, …]` when `cu_seqlens` is given.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LayerInputs {
+    /// Raw qkv projection before the conv, `[B, T, C]`: q of all key heads, k, then v.
+    pub qkv: Array3<f64>,
+    /// Output-gate logits, `[B, T, nv·dv]`.
+    pub z: Array3<f64>,
+    /// Decay logits, `[B, T, nv]`.
+    pub a: Array3<f64>,
+    /// Write-strength logits, `[B, T, nv]`.
+    pub b: Array3<f64>,
+    /// Initial state per sequence, `[N, nv, dk, dv]`; zero when absent.
+    pub h0: Option<Array4<f64>>,
+    /// Offsets of packed sequences, `[0, …, Ttot]`; `None` for `B` sequences of `T` tokens.
+    pub cu_seqlens: Option<Vec<usize>>,
+}
+
+impl LayerInputs {
+    /// The batch layout these inputs describe.
+    pub fn batch(&self) -> Batch {
+        match &self.cu_seqlens {
+            Some(cu_seqlens) => Batch::Packed { cu_seqlens: cu_seqlens.clone() },
+            None => Batch::Fixed { b: self.qkv.shape()[0], t: self.qkv.shape()[1] },
+        }
+    }
+
+    /// Checks every shape against `config` and the batch, and returns the sequences.
+    pub fn validate(&self, config: &LayerConfig) -> Result<Sequences, Error> {
+        let [b, t] = [self.qkv.shape()[0], self.qkv.shape()[1]];
+        if self.cu_seqlens.is_some() && b != 1 {
+            return Err(Error::Shape {
+                name: "qkv",
+                expected: vec![1, t, config.channels()],
+                got: self.qkv.shape().to_vec(),
+            });
+        }
+        let sequences = Sequences::new(&self.batch(), Some(b * t))?;
+        check_shape("qkv", self.qkv.shape(), &[b, t, config.channels()])?;
+        check_shape("z", self.z.shape(), &[b, t, config.value_width()])?;
+        check_shape("a", self.a.shape(), &[b, t, config.nv])?;
+        check_shape("b", self.b.shape(), &[b, t, config.nv])?;
+        check_finite("qkv", self.qkv.iter())?;
+        check_finite("z", self.z.iter())?;
+        check_finite("a", self.a.iter())?;
+        check_finite("b", self.b.iter())?;
+        if let Some(h0) = &self.h0 {
+            check_shape("h0", h0.shape(), &state_shape(config, sequences.len()))?;
+            check_finite("h0", h0.iter())?;
+        }
+        Ok(sequences)
+    }
+}
+
+/// `[N, nv, dk, dv]`.
+pub(crate) fn state_shape(config: &LayerConfig, sequences: usize) -> [usize; 4] {
+    [sequences, config.nv, config.dk, config.dv]
+}
+
+/// Result of a forward.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ForwardResult {
+    /// Layer output, `[B, T, nv·dv]`.
+    pub out: Array3<f64>,
+    /// Final state of every sequence, `[N, nv, dk, dv]`.
+    pub ht: Array4<f64>,
+}
+
+/// Gradients arriving at the layer's outputs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OutputGrads {
+    /// Gradient of `out`, `[B, T, nv·dv]`.
+    pub dout: Array3<f64>,
+    /// Gradient of the final state `hT`, `[N, nv, dk, dv]`; zero when absent.
+    pub dht: Option<Array4<f64>>,
+}
+
+impl OutputGrads {
+    /// Gradient of `out` only.
+    pub fn new(dout: Array3<f64>) -> Self {
+        Self { dout, dht: None }
+    }
+
+    pub(crate) fn validate(
+        &self,
+        config: &LayerConfig,
+        inputs: &LayerInputs,
+        sequences: &Sequences,
+    ) -> Result<(), Error> {
+        let [b, t] = [inputs.qkv.shape()[0], inputs.qkv.shape()[1]];
+        check_shape("dout", self.dout.shape(), &[b, t, config.value_width()])?;
+        check_finite("dout", self.dout.iter())?;
+        if let Some(dht) = &self.dht {
+            check_shape("dht", dht.shape(), &state_shape(config, sequences.len()))?;
+            check_finite("dht", dht.iter())?;
+        }
+        Ok(())
+    }
+}
+
+/// Gradients of everything the layer reads.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gradients {
+    /// `[B, T, C]`.
+    pub dqkv: Array3<f64>,
+    /// `[B, T, nv·dv]`.
+    pub dz: Array3<f64>,
+    /// `[B, T, nv]`.
+    pub da: Array3<f64>,
+    /// `[B, T, nv]`.
+    pub db: Array3<f64>,
+    /// `[N, nv, dk, dv]`, present when the inputs had `h0`.
+    pub dh0: Option<Array4<f64>>,
+    /// `[nv]`.
+    pub da_log: Array1<f64>,
+    /// `[nv]`.
+    pub ddt_bias: Array1<f64>,
+    /// `[dv]`.
+    pub dnorm: Array1<f64>,
+    /// `[C, kk]`.
+    pub dconv: Array2<f64>,
+}

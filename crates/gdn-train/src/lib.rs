@@ -1,0 +1,1 @@
+//! The Gated DeltaNet layer on any GPU through wgpu.

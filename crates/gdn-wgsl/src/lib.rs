@@ -1,0 +1,1 @@
+//! WGSL kernels of the Gated DeltaNet layer, generated per head size.
