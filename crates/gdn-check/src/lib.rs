@@ -1,1 +1,18 @@
-//! Checks the device layer against the f64 oracle.
+//! Checks the device layer (`gdn-train`) against the f64 oracle (`gdn-ref`).
+//!
+//! A [`Case`] is one layer, batch and input regime; [`Case::run`] draws the spec's inputs, runs
+//! forward and backward on the device (outputs poisoned with NaN first, so an unwritten element
+//! fails) and on the reference, and returns a [`Report`]: the relative RMS error of every tensor
+//! against its bar.
+#![forbid(unsafe_code)]
+
+mod case;
+mod report;
+
+pub use case::{Case, Tensor};
+pub use report::{Report, TensorError};
+
+/// The spec's bar for `out` and `hT` of an f32 kernel.
+pub const OUTPUT_BAR: f64 = 1e-4;
+/// The spec's bar for every gradient of an f32 kernel, parameter gradients included.
+pub const GRADIENT_BAR: f64 = 5e-4;

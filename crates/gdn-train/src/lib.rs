@@ -1,1 +1,51 @@
-//! The Gated DeltaNet layer on any GPU through wgpu.
+//! The Gated DeltaNet layer — the linear attention of Qwen3-Next and Qwen3.5 — forward and
+//! backward on any GPU that wgpu reaches (Vulkan, Metal, DX12, WebGPU), with no CUDA.
+//!
+//! - [`Context`] picks an adapter (`WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, else the most capable),
+//!   asks for everything it offers, and caches one compiled pipeline per kernel variant.
+//! - [`Tape`] holds every device buffer of one layer for one batch shape — allocated once and
+//!   reused by every training step — with forward and backward recorded against them.
+//!   [`Tape::encode_forward`] / [`Tape::encode_backward`] record into the caller's encoder, so a
+//!   training loop chains the layer with its own device work without a host round trip;
+//!   [`Tape::run_forward`] / [`Tape::run_backward`] upload from and read back to host slices.
+//! - Everything [`gdn_ref`](https://docs.rs/gdn-ref) computes is here: `h0`/`hT`, `dh0`/`dhT`,
+//!   the gradients of the four inputs and of the parameters (`a_log`, `dt_bias`, `norm`, `conv`),
+//!   and packed variable-length batches ([`Batch::Packed`]).
+//!
+//! The kernels are `gdn_wgsl`'s recurrent family: the state recurrence runs serially in time with
+//! the state in registers, checkpointed every [`TapeOptions::checkpoint_interval`] steps; the
+//! backward replays one interval at a time.
+//!
+//! ```no_run
+//! use gdn_train::{Batch, Context, Inputs, LayerConfig, Params, Tape, TapeOptions};
+//!
+//! let ctx = Context::new()?;
+//! let config = LayerConfig::new(16, 32, 128, 128, 4);
+//! let tape = Tape::new(&ctx, config, Batch::Fixed { b: 2, t: 1024 }, TapeOptions::default())?;
+//! # let (a_log, dt_bias, norm, conv) = (vec![0.0; 32], vec![0.0; 32], vec![1.0; 128], vec![0.0; config.channels() * 4]);
+//! # let tokens = 2 * 1024;
+//! # let (qkv, z, a, b) = (vec![0.0; tokens * config.channels()], vec![0.0; tokens * 4096], vec![0.0; tokens * 32], vec![0.0; tokens * 32]);
+//! tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv })?;
+//! let fwd = tape.run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: None })?;
+//! let grads = tape.run_backward(&fwd.out, None)?;
+//! # Ok::<(), gdn_train::Error>(())
+//! ```
+
+mod buffers;
+mod config;
+mod context;
+mod error;
+mod host;
+mod pipelines;
+mod plan;
+mod recurrent;
+mod tape;
+mod timing;
+
+pub use config::{Batch, LayerConfig, TapeOptions};
+pub use context::{Context, ContextOptions};
+pub use error::{Error, Result};
+pub use host::{Gradients, Inputs, Outputs, Params};
+pub use tape::{Tape, TapeBuffer};
+pub use timing::{Clock, Pass};
+pub use wgpu;

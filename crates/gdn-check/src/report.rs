@@ -1,0 +1,48 @@
+//! What a case measured: the relative RMS error of each tensor, judged against its bar.
+
+use crate::Tensor;
+
+/// The error of one tensor.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct TensorError {
+    /// Which tensor.
+    pub tensor: Tensor,
+    /// `‖got − ref‖₂ / ‖ref‖₂` (infinite for a NaN, an infinity or a wrong length).
+    pub error: f64,
+}
+
+impl TensorError {
+    /// Whether the error is within the tensor's bar.
+    pub fn passes(&self) -> bool {
+        self.error <= self.tensor.bar()
+    }
+}
+
+/// Every tensor of one case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Report {
+    /// One entry per compared tensor.
+    pub errors: Vec<TensorError>,
+}
+
+impl Report {
+    /// Whether every tensor is within its bar.
+    pub fn passes(&self) -> bool {
+        self.errors.iter().all(TensorError::passes)
+    }
+
+    /// The tensors over their bars.
+    pub fn failures(&self) -> impl Iterator<Item = &TensorError> {
+        self.errors.iter().filter(|e| !e.passes())
+    }
+
+    /// A table: tensor, error, bar, verdict.
+    pub fn table(&self) -> String {
+        let mut out = format!("{:<9} {:>10} {:>8}  verdict\n", "tensor", "error", "bar");
+        for e in &self.errors {
+            let verdict = if e.passes() { "ok" } else { "FAIL" };
+            out += &format!("{:<9} {:>10.2e} {:>8.0e}  {verdict}\n", e.tensor.name(), e.error, e.tensor.bar());
+        }
+        out
+    }
+}

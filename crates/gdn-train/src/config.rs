@@ -1,0 +1,132 @@
+//! What a tape is built for: the layer's sizes, the batch layout and the tape's options.
+
+use crate::{Error, Result};
+
+/// Sizes of one Gated DeltaNet layer.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LayerConfig {
+    /// Key heads.
+    pub nk: usize,
+    /// Value heads, a multiple of `nk`.
+    pub nv: usize,
+    /// Key head dim.
+    pub dk: usize,
+    /// Value head dim.
+    pub dv: usize,
+    /// Causal conv taps.
+    pub kk: usize,
+    /// ε of the gated RMSNorm (Qwen: 1e-6).
+    pub rms_eps: f32,
+}
+
+impl LayerConfig {
+    /// A layer with the RMSNorm ε of every Qwen model, 1e-6.
+    pub fn new(nk: usize, nv: usize, dk: usize, dv: usize, kk: usize) -> Self {
+        Self { nk, nv, dk, dv, kk, rms_eps: 1e-6 }
+    }
+
+    /// Checks the sizes; head dims are checked against the generated grid by the tape.
+    pub fn validate(&self) -> Result<()> {
+        for (name, value) in [("nk", self.nk), ("nv", self.nv), ("kk", self.kk)] {
+            if value == 0 {
+                return Err(Error::Config { name, reason: "must be at least 1".into() });
+            }
+        }
+        if !self.nv.is_multiple_of(self.nk) {
+            return Err(Error::Config {
+                name: "nv",
+                reason: format!(
+                    "{} is not a multiple of nk = {}: each key head serves nv/nk value heads",
+                    self.nv, self.nk
+                ),
+            });
+        }
+        if !(self.rms_eps.is_finite() && self.rms_eps > 0.0) {
+            return Err(Error::Config {
+                name: "rms_eps",
+                reason: format!("must be finite and positive, got {}", self.rms_eps),
+            });
+        }
+        Ok(())
+    }
+
+    /// Channels of the raw qkv projection, `2·nk·dk + nv·dv`.
+    pub fn channels(&self) -> usize {
+        2 * self.nk * self.dk + self.nv * self.dv
+    }
+
+    /// Width of `z` and `out`, `nv·dv`.
+    pub fn value_width(&self) -> usize {
+        self.nv * self.dv
+    }
+
+    /// Elements of one head's state, `dk·dv`.
+    pub fn state_size(&self) -> usize {
+        self.dk * self.dv
+    }
+}
+
+/// How a batch's tokens split into sequences.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Batch {
+    /// `b` sequences of `t` tokens; tensors are `[b, t, …]`.
+    Fixed {
+        /// Sequences.
+        b: usize,
+        /// Tokens per sequence.
+        t: usize,
+    },
+    /// Sequences packed in one row; sequence `n` owns tokens `cu_seqlens[n]..cu_seqlens[n + 1]`.
+    Packed {
+        /// Offsets `[0, …, Ttot]`, strictly increasing.
+        cu_seqlens: Vec<usize>,
+    },
+}
+
+impl Batch {
+    /// Validated offsets `[0, …, tokens]` of the sequences.
+    pub fn offsets(&self) -> Result<Vec<usize>> {
+        match self {
+            Batch::Fixed { b, t } => {
+                if *b == 0 || *t == 0 {
+                    return Err(Error::Config {
+                        name: "batch",
+                        reason: format!("B = {b} and T = {t} must be at least 1"),
+                    });
+                }
+                Ok((0..=*b).map(|n| n * t).collect())
+            }
+            Batch::Packed { cu_seqlens } => {
+                let bad = |reason: &str| Err(Error::Offsets { got: cu_seqlens.clone(), reason: reason.into() });
+                if cu_seqlens.len() < 2 {
+                    return bad("need at least [0, Ttot]: one sequence");
+                }
+                if cu_seqlens[0] != 0 {
+                    return bad("must start at 0");
+                }
+                if cu_seqlens.windows(2).any(|w| w[1] <= w[0]) {
+                    return bad("must strictly increase (every sequence needs at least one token)");
+                }
+                Ok(cu_seqlens.clone())
+            }
+        }
+    }
+}
+
+/// Options of a tape, fixed at its creation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TapeOptions {
+    /// Room for an initial state `h0` per sequence (and its gradient `dh0`).
+    pub initial_state: bool,
+    /// Room for a gradient `dhT` arriving at the final state.
+    pub final_state_grad: bool,
+    /// Steps between the forward's state checkpoints: the backward replays one interval at a time.
+    /// Larger saves checkpoint memory and costs scratch memory.
+    pub checkpoint_interval: usize,
+}
+
+impl Default for TapeOptions {
+    fn default() -> Self {
+        Self { initial_state: false, final_state_grad: false, checkpoint_interval: 32 }
+    }
+}

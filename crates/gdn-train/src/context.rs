@@ -1,0 +1,127 @@
+//! The device context: adapter choice, device creation with the adapter's own limits, and the
+//! cache of compiled pipelines shared by every tape on the device.
+
+use crate::pipelines::PipelineCache;
+use crate::{Error, Result};
+use std::sync::Arc;
+
+/// How to choose the adapter. [`ContextOptions::from_env`] reads `WGPU_BACKEND` (a comma list:
+/// `vulkan`, `metal`, `dx12`, `gl`) and `WGPU_ADAPTER_NAME` (a case-insensitive substring).
+#[derive(Debug, Clone, Default)]
+pub struct ContextOptions {
+    /// Backends to search; `None` means Vulkan, Metal, DX12 and browser WebGPU.
+    pub backends: Option<wgpu::Backends>,
+    /// Keep only adapters whose name contains this, ignoring case.
+    pub adapter_name: Option<String>,
+}
+
+impl ContextOptions {
+    /// Options from `WGPU_BACKEND` and `WGPU_ADAPTER_NAME`.
+    pub fn from_env() -> Self {
+        Self { backends: wgpu::Backends::from_env(), adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok() }
+    }
+}
+
+/// A device and queue, with the pipeline cache. Cheap to clone: clones share everything.
+#[derive(Clone)]
+pub struct Context {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    device: wgpu::Device,
+    queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    pipelines: PipelineCache,
+}
+
+impl Context {
+    /// The adapter chosen by [`ContextOptions::from_env`]: among those that match, the most
+    /// capable (a discrete GPU before an integrated one before a software rasteriser).
+    pub fn new() -> Result<Self> {
+        Self::with_options(&ContextOptions::from_env())
+    }
+
+    /// The most capable adapter that matches `options`.
+    pub fn with_options(options: &ContextOptions) -> Result<Self> {
+        let backends = options.backends.unwrap_or(wgpu::Backends::PRIMARY);
+        let instance = wgpu::Instance::new(wgpu::InstanceDescriptor {
+            backends,
+            ..wgpu::InstanceDescriptor::new_without_display_handle_from_env()
+        });
+        let wanted = options.adapter_name.as_deref().map(str::to_lowercase);
+        let adapter = pollster::block_on(instance.enumerate_adapters(backends))
+            .into_iter()
+            .filter(|a| wanted.as_ref().is_none_or(|w| a.get_info().name.to_lowercase().contains(w)))
+            .min_by_key(|a| rank(&a.get_info()))
+            .ok_or_else(|| Error::NoAdapter { filter: describe_filter(backends, options) })?;
+        let info = adapter.get_info();
+        let optional = wgpu::Features::TIMESTAMP_QUERY;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("gdn"),
+            required_features: adapter.features() & optional,
+            required_limits: adapter.limits(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            ..Default::default()
+        }))
+        .map_err(|e| Error::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
+        Ok(Self { inner: Arc::new(Inner { device, queue, info, pipelines: PipelineCache::default() }) })
+    }
+
+    /// The device.
+    pub fn device(&self) -> &wgpu::Device {
+        &self.inner.device
+    }
+
+    /// Its queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.inner.queue
+    }
+
+    /// What the adapter says of itself.
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.inner.info
+    }
+
+    /// True for a software rasteriser (lavapipe, WARP, SwiftShader): correct, but no GPU.
+    pub fn is_software(&self) -> bool {
+        self.inner.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// One line naming the adapter, its backend and driver.
+    pub fn describe(&self) -> String {
+        let i = &self.inner.info;
+        let software = if self.is_software() { " — software rasteriser, no GPU" } else { "" };
+        format!("{} ({:?}, {:?}, driver {} {}){software}", i.name, i.backend, i.device_type, i.driver, i.driver_info)
+    }
+
+    pub(crate) fn pipelines(&self) -> &PipelineCache {
+        &self.inner.pipelines
+    }
+
+    /// Blocks until the queue's work is done.
+    pub fn wait(&self) -> Result<()> {
+        self.device()
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::Device { during: "waiting for the queue".into(), message: e.to_string() })
+    }
+}
+
+/// Lower is more capable.
+fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
+    let device = match info.device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    };
+    let backend = if info.backend == wgpu::Backend::Gl { 1 } else { 0 };
+    (device, backend)
+}
+
+fn describe_filter(backends: wgpu::Backends, options: &ContextOptions) -> String {
+    let name = options.adapter_name.as_ref().map(|n| format!(" whose name contains {n:?}")).unwrap_or_default();
+    format!(" (backends {backends:?}{name})")
+}

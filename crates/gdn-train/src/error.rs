@@ -1,0 +1,93 @@
+//! The one error type of the crate. Every variant names what was wrong and what was expected.
+
+/// What went wrong in a device operation or with its arguments.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// No adapter matched, or none exists.
+    #[error(
+        "no GPU adapter found{filter}. Install a Vulkan driver; with no GPU, Mesa's software one works: \
+         `apt-get install mesa-vulkan-drivers libvulkan1` (Debian/Ubuntu). WGPU_BACKEND and WGPU_ADAPTER_NAME \
+         choose among adapters"
+    )]
+    NoAdapter {
+        /// The filters in force, as text (empty when none).
+        filter: String,
+    },
+    /// The adapter refused the device.
+    #[error("the adapter {adapter} refused to create a device: {reason}")]
+    RequestDevice {
+        /// Adapter name.
+        adapter: String,
+        /// wgpu's message.
+        reason: String,
+    },
+    /// A layer size that is invalid.
+    #[error("{name}: {reason}")]
+    Config {
+        /// The size (`nk`, `nv`, `kk`, …).
+        name: &'static str,
+        /// What is wrong.
+        reason: String,
+    },
+    /// Head dims without generated kernels.
+    #[error(transparent)]
+    UnsupportedDims(#[from] gdn_wgsl::UnsupportedDims),
+    /// A host slice of the wrong length.
+    #[error("{name}: expected {expected} elements, got {got}")]
+    Length {
+        /// The argument.
+        name: &'static str,
+        /// Elements the tape's layer and batch require.
+        expected: usize,
+        /// Elements given.
+        got: usize,
+    },
+    /// An optional tensor given to a tape created without room for it, or missing from one
+    /// created with it.
+    #[error("{name}: {reason}")]
+    Presence {
+        /// The tensor.
+        name: &'static str,
+        /// What the tape expects.
+        reason: String,
+    },
+    /// Offsets of a packed batch that do not describe non-empty sequences.
+    #[error("cu_seqlens {got:?}: {reason}")]
+    Offsets {
+        /// The offsets given.
+        got: Vec<usize>,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A device limit below what a kernel or buffer needs.
+    #[error("{what} needs {limit} ≥ {needed}, but the device offers {available}")]
+    Limit {
+        /// The kernel or buffer that needs it.
+        what: String,
+        /// wgpu's name of the limit.
+        limit: &'static str,
+        /// What is needed.
+        needed: u64,
+        /// What the device offers.
+        available: u64,
+    },
+    /// The device ran out of memory.
+    #[error("out of device memory allocating {buffer} ({bytes} bytes)")]
+    OutOfMemory {
+        /// The buffer being allocated.
+        buffer: String,
+        /// Its size.
+        bytes: u64,
+    },
+    /// wgpu reported an error (a validation error is a bug of this crate: please report it).
+    #[error("device error during {during}: {message}")]
+    Device {
+        /// The operation.
+        during: String,
+        /// wgpu's message.
+        message: String,
+    },
+}
+
+/// Result with this crate's error.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,129 @@
+//! Host convenience on top of [`Tape`]: upload the parameters and inputs from slices, run, and
+//! read the results back — for tests, tools and callers that keep their tensors on the host.
+
+use crate::tape::TapeBuffer;
+use crate::{Error, Result, Tape};
+
+/// The layer's parameters, row-major f32: `a_log`, `dt_bias` `[nv]`, `norm` `[dv]`, `conv` `[C, kk]`.
+#[derive(Debug, Clone, Copy)]
+pub struct Params<'a> {
+    /// `[nv]`.
+    pub a_log: &'a [f32],
+    /// `[nv]`.
+    pub dt_bias: &'a [f32],
+    /// `[dv]`.
+    pub norm: &'a [f32],
+    /// `[C, kk]`.
+    pub conv: &'a [f32],
+}
+
+/// The inputs of one forward, token-major f32 (see [`TapeBuffer`] for the shapes).
+#[derive(Debug, Clone, Copy)]
+pub struct Inputs<'a> {
+    /// `[tokens, C]`.
+    pub qkv: &'a [f32],
+    /// `[tokens, nv·dv]`.
+    pub z: &'a [f32],
+    /// `[tokens, nv]`.
+    pub a: &'a [f32],
+    /// `[tokens, nv]`.
+    pub b: &'a [f32],
+    /// `[sequences, nv, dk, dv]`, exactly when the tape was created with `initial_state`.
+    pub h0: Option<&'a [f32]>,
+}
+
+/// What the forward returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outputs {
+    /// `[tokens, nv·dv]`.
+    pub out: Vec<f32>,
+    /// `[sequences, nv, dk, dv]`.
+    pub ht: Vec<f32>,
+}
+
+/// Every gradient of the backward.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gradients {
+    /// `[tokens, C]`.
+    pub dqkv: Vec<f32>,
+    /// `[tokens, nv·dv]`.
+    pub dz: Vec<f32>,
+    /// `[tokens, nv]`.
+    pub da: Vec<f32>,
+    /// `[tokens, nv]`.
+    pub db: Vec<f32>,
+    /// `[sequences, nv, dk, dv]`, when the tape has `initial_state`.
+    pub dh0: Option<Vec<f32>>,
+    /// `[nv]`.
+    pub da_log: Vec<f32>,
+    /// `[nv]`.
+    pub ddt_bias: Vec<f32>,
+    /// `[dv]`.
+    pub dnorm: Vec<f32>,
+    /// `[C, kk]`.
+    pub dconv: Vec<f32>,
+}
+
+impl Tape {
+    /// Uploads the parameters.
+    pub fn write_params(&self, params: &Params) -> Result<()> {
+        self.write(TapeBuffer::ALog, params.a_log)?;
+        self.write(TapeBuffer::DtBias, params.dt_bias)?;
+        self.write(TapeBuffer::Norm, params.norm)?;
+        self.write(TapeBuffer::Conv, params.conv)
+    }
+
+    /// Uploads the inputs of a forward.
+    pub fn write_inputs(&self, inputs: &Inputs) -> Result<()> {
+        self.write(TapeBuffer::Qkv, inputs.qkv)?;
+        self.write(TapeBuffer::Z, inputs.z)?;
+        self.write(TapeBuffer::A, inputs.a)?;
+        self.write(TapeBuffer::B, inputs.b)?;
+        match (inputs.h0, self.options().initial_state) {
+            (Some(h0), true) => self.write(TapeBuffer::H0, h0),
+            (None, false) => Ok(()),
+            (Some(_), false) => Err(presence("h0", "given, but the tape was created without initial_state")),
+            (None, true) => Err(presence("h0", "missing: the tape was created with initial_state")),
+        }
+    }
+
+    /// Uploads the gradients arriving at the outputs.
+    pub fn write_output_grads(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<()> {
+        self.write(TapeBuffer::Dout, dout)?;
+        match (dht, self.options().final_state_grad) {
+            (Some(dht), true) => self.write(TapeBuffer::Dht, dht),
+            (None, false) => Ok(()),
+            (Some(_), false) => Err(presence("dht", "given, but the tape was created without final_state_grad")),
+            (None, true) => Err(presence("dht", "missing: the tape was created with final_state_grad")),
+        }
+    }
+
+    /// Uploads `inputs`, runs the forward and reads `out` and `hT` back.
+    pub fn run_forward(&self, inputs: &Inputs) -> Result<Outputs> {
+        self.write_inputs(inputs)?;
+        self.forward()?;
+        Ok(Outputs { out: self.read(TapeBuffer::Out)?, ht: self.read(TapeBuffer::Ht)? })
+    }
+
+    /// Uploads the output gradients, runs the backward (after a forward on the same tape) and
+    /// reads every gradient back.
+    pub fn run_backward(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<Gradients> {
+        self.write_output_grads(dout, dht)?;
+        self.backward()?;
+        Ok(Gradients {
+            dqkv: self.read(TapeBuffer::Dqkv)?,
+            dz: self.read(TapeBuffer::Dz)?,
+            da: self.read(TapeBuffer::Da)?,
+            db: self.read(TapeBuffer::Db)?,
+            dh0: if self.options().initial_state { Some(self.read(TapeBuffer::Dh0)?) } else { None },
+            da_log: self.read(TapeBuffer::DaLog)?,
+            ddt_bias: self.read(TapeBuffer::DdtBias)?,
+            dnorm: self.read(TapeBuffer::Dnorm)?,
+            dconv: self.read(TapeBuffer::Dconv)?,
+        })
+    }
+}
+
+fn presence(name: &'static str, reason: &str) -> Error {
+    Error::Presence { name, reason: reason.into() }
+}

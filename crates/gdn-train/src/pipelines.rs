@@ -1,0 +1,121 @@
+//! Compiled pipelines, one per kernel variant, built on first use and cached for the device's life.
+//! Building a pipeline checks the kernel's needs against the device's limits first, so that a
+//! limit too small is a typed error naming it rather than a validation failure.
+
+use crate::{Context, Error, Result};
+use gdn_wgsl::{BindingKind, HeadDims, Kernel, KernelSource};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+/// A kernel variant ready to dispatch.
+pub(crate) struct KernelPipeline {
+    pub source: KernelSource,
+    pub layout: wgpu::BindGroupLayout,
+    pub pipeline: wgpu::ComputePipeline,
+}
+
+/// A kernel variant: head dims are `None` for kernels that do not depend on them.
+type VariantKey = (Kernel, Option<HeadDims>);
+
+/// Pipelines by variant.
+#[derive(Default)]
+pub(crate) struct PipelineCache {
+    built: Mutex<HashMap<VariantKey, Arc<KernelPipeline>>>,
+}
+
+impl PipelineCache {
+    /// The pipeline of `kernel` for `dims`, built on first use.
+    pub fn get(&self, ctx: &Context, kernel: Kernel, dims: HeadDims) -> Result<Arc<KernelPipeline>> {
+        let key = (kernel, kernel.depends_on_dims().then_some(dims));
+        let mut built = self.built.lock().expect("pipeline cache lock");
+        if let Some(p) = built.get(&key) {
+            return Ok(p.clone());
+        }
+        let pipeline = Arc::new(build(ctx, gdn_wgsl::kernel_source(kernel, dims))?);
+        built.insert(key, pipeline.clone());
+        Ok(pipeline)
+    }
+}
+
+/// Checks the kernel's needs against the device's limits.
+fn check_limits(limits: &wgpu::Limits, source: &KernelSource) -> Result<()> {
+    let what = || format!("kernel {} ({})", source.kernel.name(), source.dims);
+    let storage =
+        source.bindings.iter().filter(|b| !matches!(b.kind, BindingKind::LayerUniform | BindingKind::ReduceUniform));
+    let needs = [
+        (
+            "max_compute_invocations_per_workgroup",
+            u64::from(source.workgroup_size),
+            u64::from(limits.max_compute_invocations_per_workgroup),
+        ),
+        (
+            "max_compute_workgroup_size_x",
+            u64::from(source.workgroup_size),
+            u64::from(limits.max_compute_workgroup_size_x),
+        ),
+        (
+            "max_compute_workgroup_storage_size",
+            u64::from(source.workgroup_bytes),
+            u64::from(limits.max_compute_workgroup_storage_size),
+        ),
+        (
+            "max_storage_buffers_per_shader_stage",
+            storage.count() as u64,
+            u64::from(limits.max_storage_buffers_per_shader_stage),
+        ),
+        ("max_bindings_per_bind_group", source.bindings.len() as u64, u64::from(limits.max_bindings_per_bind_group)),
+    ];
+    match needs.into_iter().find(|(_, needed, available)| needed > available) {
+        Some((limit, needed, available)) => Err(Error::Limit { what: what(), limit, needed, available }),
+        None => Ok(()),
+    }
+}
+
+fn build(ctx: &Context, source: KernelSource) -> Result<KernelPipeline> {
+    let device = ctx.device();
+    check_limits(&device.limits(), &source)?;
+    let label = format!("{} {}", source.kernel.name(), source.dims);
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = source
+        .bindings
+        .iter()
+        .enumerate()
+        .map(|(slot, binding)| wgpu::BindGroupLayoutEntry {
+            binding: slot as u32,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match binding.kind {
+                    BindingKind::LayerUniform | BindingKind::ReduceUniform => wgpu::BufferBindingType::Uniform,
+                    BindingKind::ReadU32 | BindingKind::ReadF32 => wgpu::BufferBindingType::Storage { read_only: true },
+                    BindingKind::WriteF32 => wgpu::BufferBindingType::Storage { read_only: false },
+                },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect();
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let layout =
+        device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&label), entries: &entries });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(&label),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(&label),
+        source: wgpu::ShaderSource::Wgsl(source.wgsl.as_str().into()),
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(&label),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some(gdn_wgsl::ENTRY_POINT),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    if let Some(e) = pollster::block_on(scope.pop()) {
+        return Err(Error::Device { during: format!("building pipeline {label}"), message: e.to_string() });
+    }
+    Ok(KernelPipeline { source, layout, pipeline })
+}

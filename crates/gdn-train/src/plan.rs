@@ -1,0 +1,96 @@
+//! A recorded sequence of dispatches: each a pipeline, a bind group resolved once against the
+//! tape's buffers, and a workgroup grid. Forward and backward are each one such plan, encoded
+//! into one compute pass.
+
+use crate::pipelines::KernelPipeline;
+use crate::{Context, Error, Result};
+use gdn_wgsl::{HeadDims, Kernel};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// One dispatch.
+pub(crate) struct Dispatch {
+    pipeline: Arc<KernelPipeline>,
+    bind_group: wgpu::BindGroup,
+    grid: (u32, u32),
+}
+
+/// Dispatches in order.
+#[derive(Default)]
+pub(crate) struct Plan {
+    dispatches: Vec<Dispatch>,
+}
+
+/// Buffers by the binding names of the kernels.
+pub(crate) type Named<'a> = HashMap<&'static str, &'a wgpu::Buffer>;
+
+impl Plan {
+    /// Appends `kernel` over `grid` workgroups, its bindings resolved in `buffers` after
+    /// `overrides` (which give a role a buffer for this dispatch only).
+    pub fn push(
+        &mut self,
+        ctx: &Context,
+        kernel: Kernel,
+        dims: HeadDims,
+        grid: (u32, u32),
+        buffers: &Named,
+        overrides: &[(&'static str, &wgpu::Buffer)],
+    ) -> Result<()> {
+        let pipeline = ctx.pipelines().get(ctx, kernel, dims)?;
+        let entries = pipeline
+            .source
+            .bindings
+            .iter()
+            .enumerate()
+            .map(|(slot, binding)| {
+                let buffer = overrides
+                    .iter()
+                    .find(|(name, _)| *name == binding.name)
+                    .map(|(_, b)| *b)
+                    .or_else(|| buffers.get(binding.name).copied())
+                    .unwrap_or_else(|| panic!("tape has no buffer for binding {} of {}", binding.name, kernel.name()));
+                wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() }
+            })
+            .collect::<Vec<_>>();
+        let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(kernel.name()),
+            layout: &pipeline.layout,
+            entries: &entries,
+        });
+        self.dispatches.push(Dispatch { pipeline, bind_group, grid });
+        Ok(())
+    }
+
+    /// Records every dispatch into one compute pass.
+    pub fn encode(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        label: &str,
+        timestamps: Option<wgpu::ComputePassTimestampWrites>,
+    ) {
+        let mut pass = encoder
+            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: timestamps });
+        for d in &self.dispatches {
+            pass.set_pipeline(&d.pipeline.pipeline);
+            pass.set_bind_group(0, &d.bind_group, &[]);
+            pass.dispatch_workgroups(d.grid.0, d.grid.1, 1);
+        }
+    }
+}
+
+/// `count` workgroups folded into (x, y) under the device's per-dimension limit; the kernels
+/// recover the linear index as `x + y·num_workgroups.x` and skip the overhang.
+pub(crate) fn folded(ctx: &Context, what: &str, count: usize) -> Result<(u32, u32)> {
+    let max = ctx.device().limits().max_compute_workgroups_per_dimension as usize;
+    let x = count.clamp(1, max);
+    let y = count.div_ceil(x).max(1);
+    if y > max {
+        return Err(Error::Limit {
+            what: format!("{what} ({count} workgroups)"),
+            limit: "max_compute_workgroups_per_dimension",
+            needed: y as u64,
+            available: max as u64,
+        });
+    }
+    Ok((x as u32, y as u32))
+}

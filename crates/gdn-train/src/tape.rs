@@ -1,0 +1,324 @@
+//! [`Tape`]: every device buffer of one layer for one batch shape, allocated once and reused by
+//! every step, with the forward and backward recorded against them.
+
+use crate::buffers::{read_f32, storage, uniform};
+use crate::config::{Batch, LayerConfig, TapeOptions};
+use crate::plan::{Named, Plan};
+use crate::{Context, Error, Result, recurrent};
+use gdn_wgsl::{HeadDims, LayerUniform};
+use std::collections::HashMap;
+
+/// The tape's buffers a caller reads or writes, for chaining with its own device work.
+///
+/// Token-major tensors are `[tokens, …]` row-major, f32: `tokens = B·T` (or `Ttot`); states are
+/// `[sequences, nv, dk, dv]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TapeBuffer {
+    /// Input: raw qkv projection, `[tokens, C]`.
+    Qkv,
+    /// Input: output-gate logits, `[tokens, nv·dv]`.
+    Z,
+    /// Input: decay logits, `[tokens, nv]`.
+    A,
+    /// Input: write-strength logits, `[tokens, nv]`.
+    B,
+    /// Input: initial states (tapes with `initial_state`).
+    H0,
+    /// Parameter `[nv]`.
+    ALog,
+    /// Parameter `[nv]`.
+    DtBias,
+    /// Parameter `[dv]`.
+    Norm,
+    /// Parameter `[C, kk]`.
+    Conv,
+    /// Output of the forward, `[tokens, nv·dv]`.
+    Out,
+    /// Final states written by the forward.
+    Ht,
+    /// Input of the backward: gradient of `out`.
+    Dout,
+    /// Input of the backward: gradient of the final states (tapes with `final_state_grad`).
+    Dht,
+    /// Gradient of `qkv`.
+    Dqkv,
+    /// Gradient of `z`.
+    Dz,
+    /// Gradient of `a`.
+    Da,
+    /// Gradient of `b`.
+    Db,
+    /// Gradient of `h0` (tapes with `initial_state`).
+    Dh0,
+    /// Gradient of `a_log`.
+    DaLog,
+    /// Gradient of `dt_bias`.
+    DdtBias,
+    /// Gradient of `norm`.
+    Dnorm,
+    /// Gradient of `conv`.
+    Dconv,
+}
+
+impl TapeBuffer {
+    /// The binding name the kernels use for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            TapeBuffer::Qkv => "qkv",
+            TapeBuffer::Z => "z",
+            TapeBuffer::A => "a",
+            TapeBuffer::B => "b",
+            TapeBuffer::H0 => "h0",
+            TapeBuffer::ALog => "a_log",
+            TapeBuffer::DtBias => "dt_bias",
+            TapeBuffer::Norm => "norm",
+            TapeBuffer::Conv => "conv",
+            TapeBuffer::Out => "out",
+            TapeBuffer::Ht => "ht",
+            TapeBuffer::Dout => "dout",
+            TapeBuffer::Dht => "dht",
+            TapeBuffer::Dqkv => "dqkv",
+            TapeBuffer::Dz => "dz",
+            TapeBuffer::Da => "da",
+            TapeBuffer::Db => "db",
+            TapeBuffer::Dh0 => "dh0",
+            TapeBuffer::DaLog => "da_log",
+            TapeBuffer::DdtBias => "ddt_bias",
+            TapeBuffer::Dnorm => "dnorm",
+            TapeBuffer::Dconv => "dconv",
+        }
+    }
+}
+
+/// Buffers the caller fills; every other buffer is written by the kernels.
+const CALLER_WRITTEN: [&str; 12] =
+    ["index", "qkv", "z", "a", "b", "h0", "a_log", "dt_bias", "norm", "conv", "dout", "dht"];
+
+/// Device buffers and recorded dispatches of one layer for one batch shape.
+pub struct Tape {
+    ctx: Context,
+    config: LayerConfig,
+    options: TapeOptions,
+    offsets: Vec<usize>,
+    buffers: HashMap<&'static str, (wgpu::Buffer, usize)>,
+    forward: Plan,
+    backward: Plan,
+}
+
+impl Tape {
+    /// Allocates every buffer for `config` over `batch`, builds (or reuses) the pipelines, and
+    /// records forward and backward. Fails with a typed error for bad sizes, head dims without
+    /// kernels, device limits too small, or memory exhausted.
+    pub fn new(ctx: &Context, config: LayerConfig, batch: Batch, options: TapeOptions) -> Result<Self> {
+        config.validate()?;
+        let dims = HeadDims::new(config.dk, config.dv)?;
+        if options.checkpoint_interval == 0 {
+            return Err(Error::Config { name: "checkpoint_interval", reason: "must be at least 1".into() });
+        }
+        let offsets = batch.offsets()?;
+        let (tokens, seqs) = (*offsets.last().expect("offsets are non-empty"), offsets.len() - 1);
+        let checkpoint_first = recurrent::checkpoint_offsets(&offsets, options.checkpoint_interval);
+        let checkpoints = *checkpoint_first.last().expect("non-empty");
+
+        let (c, v, nv, state) = (config.channels(), config.value_width(), config.nv, config.state_size());
+        let states = seqs * nv * state;
+        let optional = |present: bool| if present { states } else { 0 };
+        let mut words = vec![
+            ("index", 2 * (seqs + 1) + tokens),
+            ("qkv", tokens * c),
+            ("z", tokens * v),
+            ("a", tokens * nv),
+            ("b", tokens * nv),
+            ("h0", optional(options.initial_state)),
+            ("a_log", nv),
+            ("dt_bias", nv),
+            ("norm", config.dv),
+            ("conv", c * config.kk),
+            ("y", tokens * c),
+            ("qk_hat", 2 * tokens * config.nk * config.dk),
+            ("qk_ss", 2 * tokens * config.nk),
+            ("gates", 2 * tokens * nv),
+            ("o", tokens * v),
+            ("rstd", tokens * nv),
+            ("out", tokens * v),
+            ("ht", states),
+            ("dout", tokens * v),
+            ("dht", optional(options.final_state_grad)),
+            ("d_o", tokens * v),
+            ("dz", tokens * v),
+            ("dnorm_term", tokens * v),
+            ("dqk_hat_heads", 2 * tokens * nv * config.dk),
+            ("dy", tokens * c),
+            ("dh0", optional(options.initial_state)),
+            ("da", tokens * nv),
+            ("db", tokens * nv),
+            ("dlog_term", tokens * nv),
+            ("dpre", tokens * c),
+            ("dqkv", tokens * c),
+            ("da_log", nv),
+            ("ddt_bias", nv),
+            ("dnorm", config.dv),
+            ("dconv", c * config.kk),
+        ];
+        words.extend(recurrent::buffer_words(&config, dims, tokens, seqs, checkpoints, &options));
+        let reductions = recurrent::reductions(&config, tokens);
+        let partial = reductions.iter().map(|r| (r.blocks * r.cols) as usize).max().unwrap_or(0);
+        words.push(("partial", partial));
+
+        let mut buffers = HashMap::new();
+        for (name, len) in words {
+            buffers.insert(name, (storage(ctx, name, len)?, len));
+        }
+        let to_u32 = |v: usize| {
+            u32::try_from(v).map_err(|_| Error::Config { name: "batch", reason: format!("{v} exceeds u32 indexing") })
+        };
+        let index: Vec<u32> = offsets
+            .iter()
+            .chain(&checkpoint_first)
+            .copied()
+            .chain(offsets.windows(2).enumerate().flat_map(|(n, w)| std::iter::repeat_n(n, w[1] - w[0])))
+            .map(to_u32)
+            .collect::<Result<_>>()?;
+        ctx.queue().write_buffer(&buffers["index"].0, 0, bytemuck::cast_slice(&index));
+
+        let layer = LayerUniform {
+            tokens: to_u32(tokens)?,
+            seqs: to_u32(seqs)?,
+            nk: to_u32(config.nk)?,
+            nv: to_u32(nv)?,
+            rep: to_u32(nv / config.nk)?,
+            kk: to_u32(config.kk)?,
+            channels: to_u32(c)?,
+            ckpt_interval: to_u32(options.checkpoint_interval)?,
+            has_h0: options.initial_state.into(),
+            has_dht: options.final_state_grad.into(),
+            rms_eps: config.rms_eps,
+            pad: 0,
+        };
+        let layer = uniform(ctx, "layer", bytemuck::bytes_of(&layer))?;
+        let reduce = reductions.map(|r| uniform(ctx, "reduce", bytemuck::bytes_of(&r)).map(|b| (r, b)));
+        let [r0, r1, r2, r3] = reduce;
+        let reduce = [r0?, r1?, r2?, r3?];
+
+        let mut named: Named = buffers.iter().map(|(name, (buffer, _))| (*name, buffer)).collect();
+        named.insert("layer", &layer);
+        let forward = recurrent::forward(ctx, &config, dims, tokens, seqs, &named)?;
+        let backward = recurrent::backward(ctx, &config, dims, tokens, seqs, &named, &reduce)?;
+        drop(named);
+        buffers.insert("layer", (layer, 0));
+        for (n, (_, buffer)) in reduce.into_iter().enumerate() {
+            buffers.insert(["reduce0", "reduce1", "reduce2", "reduce3"][n], (buffer, 0));
+        }
+        Ok(Self { ctx: ctx.clone(), config, options, offsets, buffers, forward, backward })
+    }
+
+    /// The layer.
+    pub fn config(&self) -> &LayerConfig {
+        &self.config
+    }
+
+    /// The options.
+    pub fn options(&self) -> &TapeOptions {
+        &self.options
+    }
+
+    /// Sequence offsets `[0, …, tokens]`.
+    pub fn offsets(&self) -> &[usize] {
+        &self.offsets
+    }
+
+    /// Tokens in the batch.
+    pub fn tokens(&self) -> usize {
+        *self.offsets.last().expect("offsets are non-empty")
+    }
+
+    /// Sequences in the batch.
+    pub fn sequences(&self) -> usize {
+        self.offsets.len() - 1
+    }
+
+    /// The context the tape lives on.
+    pub fn context(&self) -> &Context {
+        &self.ctx
+    }
+
+    /// A buffer, for chaining with the caller's own device work.
+    pub fn buffer(&self, which: TapeBuffer) -> &wgpu::Buffer {
+        &self.buffers[which.name()].0
+    }
+
+    /// Elements of a buffer (0 for an optional one the tape has no room for).
+    pub fn len(&self, which: TapeBuffer) -> usize {
+        self.buffers[which.name()].1
+    }
+
+    /// Records the forward into `encoder`: reads the inputs and parameters, writes `out`, `hT`
+    /// and what the backward needs.
+    pub fn encode_forward(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.forward.encode(encoder, "gdn forward", None);
+    }
+
+    /// Records the backward into `encoder`: reads `dout` (and `dhT`) and the forward's tape, writes
+    /// every gradient. The forward must have run on the same inputs.
+    pub fn encode_backward(&self, encoder: &mut wgpu::CommandEncoder) {
+        self.backward.encode(encoder, "gdn backward", None);
+    }
+
+    pub(crate) fn plans(&self) -> (&Plan, &Plan) {
+        (&self.forward, &self.backward)
+    }
+
+    /// Submits the forward; returns without waiting.
+    pub fn forward(&self) -> Result<()> {
+        self.submit("forward", |e| self.encode_forward(e))
+    }
+
+    /// Submits the backward; returns without waiting.
+    pub fn backward(&self) -> Result<()> {
+        self.submit("backward", |e| self.encode_backward(e))
+    }
+
+    fn submit(&self, what: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
+        let device = self.ctx.device();
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(what) });
+        record(&mut encoder);
+        self.ctx.queue().submit([encoder.finish()]);
+        match pollster::block_on(scope.pop()) {
+            None => Ok(()),
+            Some(e) => Err(Error::Device { during: what.into(), message: e.to_string() }),
+        }
+    }
+
+    /// Uploads `data` into `which`, checking its length.
+    pub fn write(&self, which: TapeBuffer, data: &[f32]) -> Result<()> {
+        let expected = self.len(which);
+        if expected == 0 {
+            return Err(Error::Presence {
+                name: which.name(),
+                reason: "the tape was created without room for it (see TapeOptions)".into(),
+            });
+        }
+        if data.len() != expected {
+            return Err(Error::Length { name: which.name(), expected, got: data.len() });
+        }
+        self.ctx.queue().write_buffer(self.buffer(which), 0, bytemuck::cast_slice(data));
+        Ok(())
+    }
+
+    /// Reads `which` back to the host, waiting for the queue.
+    pub fn read(&self, which: TapeBuffer) -> Result<Vec<f32>> {
+        read_f32(&self.ctx, self.buffer(which), self.len(which))
+    }
+
+    /// Fills every buffer the kernels write with NaN, so that an element a kernel fails to write
+    /// shows up in a comparison. A testing aid: the next forward and backward overwrite them.
+    pub fn fill_outputs_with_nan(&self) {
+        for (name, (buffer, len)) in &self.buffers {
+            if *len > 0 && !CALLER_WRITTEN.contains(name) {
+                let nan = vec![f32::NAN; *len];
+                self.ctx.queue().write_buffer(buffer, 0, bytemuck::cast_slice(&nan));
+            }
+        }
+    }
+}

@@ -1,0 +1,424 @@
+//! The catalogue of kernels: for each, its template, the snippets it includes, its bindings and
+//! its workgroup shape. The bindings listed here are the only declaration of a kernel's interface:
+//! the generator writes the WGSL `var` declarations from them, and a host builds its bind group
+//! layouts from them, so the two cannot drift.
+
+use crate::tiling::Tiling;
+use crate::{HeadDims, uniforms};
+
+/// What a binding holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum BindingKind {
+    /// The `Layer` uniform ([`crate::LayerUniform`]).
+    LayerUniform,
+    /// The `Reduce` uniform ([`crate::ReduceUniform`]).
+    ReduceUniform,
+    /// A read-only `array<u32>`.
+    ReadU32,
+    /// A read-only `array<f32>`.
+    ReadF32,
+    /// A read-write `array<f32>`.
+    WriteF32,
+}
+
+/// One binding of group 0; its slot is its position in [`Kernel::bindings`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Binding {
+    /// The WGSL variable, and the role a host binds a buffer to.
+    pub name: &'static str,
+    /// Its type and access.
+    pub kind: BindingKind,
+}
+
+const fn bind(name: &'static str, kind: BindingKind) -> Binding {
+    Binding { name, kind }
+}
+
+use BindingKind::{LayerUniform, ReadF32, ReadU32, ReduceUniform, WriteF32};
+
+/// Threads per workgroup of the element-wise kernels.
+pub const ELEMENTS: u32 = 256;
+/// Columns per workgroup of the column sums.
+pub const COLUMNS: u32 = 64;
+/// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
+pub const VEC: u32 = 64;
+
+/// Every kernel of the recurrent family, in the order a forward then a backward runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kernel {
+    /// Causal conv + SiLU of the raw projection.
+    ConvForward,
+    /// L2 norms of q and k.
+    QkNormForward,
+    /// Decay and write gates.
+    GatesForward,
+    /// The delta rule, forward, with checkpoints.
+    RecurrenceForward,
+    /// Gated RMSNorm.
+    NormForward,
+    /// Gated RMSNorm backward.
+    NormBackward,
+    /// The delta rule, backward.
+    RecurrenceBackward,
+    /// Gates backward.
+    GatesBackward,
+    /// L2 norms backward, summing the value heads of each key head.
+    QkNormBackward,
+    /// `dpre = dy·silu'(pre)`.
+    ConvBackwardPre,
+    /// The conv's input gradient.
+    ConvBackwardInput,
+    /// Partial sums of the conv weight gradient.
+    DconvPartial,
+    /// Partial column sums of a matrix.
+    ColumnSumPartial,
+    /// Totals of partial column sums.
+    ColumnSumFinish,
+}
+
+impl Kernel {
+    /// Every kernel.
+    pub const ALL: [Kernel; 14] = [
+        Kernel::ConvForward,
+        Kernel::QkNormForward,
+        Kernel::GatesForward,
+        Kernel::RecurrenceForward,
+        Kernel::NormForward,
+        Kernel::NormBackward,
+        Kernel::RecurrenceBackward,
+        Kernel::GatesBackward,
+        Kernel::QkNormBackward,
+        Kernel::ConvBackwardPre,
+        Kernel::ConvBackwardInput,
+        Kernel::DconvPartial,
+        Kernel::ColumnSumPartial,
+        Kernel::ColumnSumFinish,
+    ];
+
+    /// The template's file name without extension, e.g. `recurrence_backward`.
+    pub fn name(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// The bindings of group 0, slot by slot.
+    pub fn bindings(self) -> &'static [Binding] {
+        self.spec().bindings
+    }
+
+    /// Whether the kernel's source depends on the head dims; the others are generated once.
+    pub fn depends_on_dims(self) -> bool {
+        !matches!(
+            self,
+            Kernel::ConvForward
+                | Kernel::GatesForward
+                | Kernel::ConvBackwardPre
+                | Kernel::ConvBackwardInput
+                | Kernel::DconvPartial
+                | Kernel::ColumnSumPartial
+                | Kernel::ColumnSumFinish
+        )
+    }
+
+    /// Threads per workgroup.
+    pub fn workgroup_size(self, dims: HeadDims) -> u32 {
+        match self {
+            Kernel::ConvForward
+            | Kernel::GatesForward
+            | Kernel::GatesBackward
+            | Kernel::ConvBackwardPre
+            | Kernel::ConvBackwardInput => ELEMENTS,
+            Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
+            Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
+            Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
+            Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
+        }
+    }
+
+    /// Bytes of workgroup memory the kernel declares.
+    pub fn workgroup_bytes(self, dims: HeadDims) -> u32 {
+        let floats = match self {
+            Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
+            Kernel::RecurrenceForward => {
+                let t = Tiling::forward(dims);
+                2 * t.ty * t.columns()
+            }
+            Kernel::RecurrenceBackward => {
+                let t = Tiling::backward(dims);
+                t.ty * t.columns() + t.tx * t.rows()
+            }
+            _ => 0,
+        };
+        4 * floats
+    }
+
+    /// The `const` declarations the template needs, as (name, value).
+    pub(crate) fn constants(self, dims: HeadDims) -> Vec<(&'static str, u32)> {
+        let tiled = |t: Tiling| {
+            vec![
+                ("DK", dims.dk),
+                ("DV", dims.dv),
+                ("TX", t.tx),
+                ("TY", t.ty),
+                ("RX", t.rx),
+                ("RY", t.ry),
+                ("CB", t.columns()),
+                ("RB", t.rows()),
+            ]
+        };
+        match self {
+            Kernel::ConvForward | Kernel::GatesForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
+                vec![("ELEMENTS", ELEMENTS)]
+            }
+            Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS), ("DG_PARTS", Tiling::backward(dims).tx)],
+            Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => vec![("COLUMNS", COLUMNS)],
+            Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
+            Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
+            Kernel::RecurrenceForward => tiled(Tiling::forward(dims)),
+            Kernel::RecurrenceBackward => tiled(Tiling::backward(dims)),
+        }
+    }
+
+    /// The template and the snippets it includes, in order.
+    pub(crate) fn sources(self) -> (&'static str, Vec<(&'static str, &'static str)>) {
+        let spec = self.spec();
+        let mut snippets = vec![("math", MATH)];
+        snippets.extend(spec.snippets.iter().copied());
+        (spec.template, snippets)
+    }
+
+    fn spec(self) -> &'static Spec {
+        match self {
+            Kernel::ConvForward => &CONV_FORWARD,
+            Kernel::QkNormForward => &QK_NORM_FORWARD,
+            Kernel::GatesForward => &GATES_FORWARD,
+            Kernel::RecurrenceForward => &RECURRENCE_FORWARD,
+            Kernel::NormForward => &NORM_FORWARD,
+            Kernel::NormBackward => &NORM_BACKWARD,
+            Kernel::RecurrenceBackward => &RECURRENCE_BACKWARD,
+            Kernel::GatesBackward => &GATES_BACKWARD,
+            Kernel::QkNormBackward => &QK_NORM_BACKWARD,
+            Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
+            Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
+            Kernel::DconvPartial => &DCONV_PARTIAL,
+            Kernel::ColumnSumPartial => &COLUMN_SUM_PARTIAL,
+            Kernel::ColumnSumFinish => &COLUMN_SUM_FINISH,
+        }
+    }
+}
+
+/// A kernel's static description.
+struct Spec {
+    name: &'static str,
+    template: &'static str,
+    snippets: &'static [(&'static str, &'static str)],
+    bindings: &'static [Binding],
+}
+
+const MATH: &str = include_str!("../templates/math.wgsl");
+const SEQUENCES: (&str, &str) = ("sequences", include_str!("../templates/sequences.wgsl"));
+const QK_ROWS: (&str, &str) = ("qk_rows", include_str!("../templates/qk_rows.wgsl"));
+const GATE_VALUES: (&str, &str) = ("gate_values", include_str!("../templates/gate_values.wgsl"));
+const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
+const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
+const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
+
+const CONV_FORWARD: Spec = Spec {
+    name: "conv_forward",
+    template: include_str!("../templates/conv_forward.wgsl"),
+    snippets: &[SEQUENCES, CONV_PRE],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("conv", ReadF32),
+        bind("y", WriteF32),
+    ],
+};
+
+const QK_NORM_FORWARD: Spec = Spec {
+    name: "qk_norm_forward",
+    template: include_str!("../templates/qk_norm_forward.wgsl"),
+    snippets: &[QK_ROWS, ROW_SUM],
+    bindings: &[bind("layer", LayerUniform), bind("y", ReadF32), bind("qk_hat", WriteF32), bind("qk_ss", WriteF32)],
+};
+
+const GATES_FORWARD: Spec = Spec {
+    name: "gates_forward",
+    template: include_str!("../templates/gates_forward.wgsl"),
+    snippets: &[],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("a", ReadF32),
+        bind("b", ReadF32),
+        bind("a_log", ReadF32),
+        bind("dt_bias", ReadF32),
+        bind("gates", WriteF32),
+    ],
+};
+
+const RECURRENCE_FORWARD: Spec = Spec {
+    name: "recurrence_forward",
+    template: include_str!("../templates/recurrence_forward.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, STATE_TILE],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("h0", ReadF32),
+        bind("o", WriteF32),
+        bind("ckpt", WriteF32),
+        bind("ht", WriteF32),
+    ],
+};
+
+const NORM_FORWARD: Spec = Spec {
+    name: "norm_forward",
+    template: include_str!("../templates/norm_forward.wgsl"),
+    snippets: &[ROW_SUM],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("o", ReadF32),
+        bind("z", ReadF32),
+        bind("norm", ReadF32),
+        bind("out", WriteF32),
+        bind("rstd", WriteF32),
+    ],
+};
+
+const NORM_BACKWARD: Spec = Spec {
+    name: "norm_backward",
+    template: include_str!("../templates/norm_backward.wgsl"),
+    snippets: &[ROW_SUM],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("o", ReadF32),
+        bind("z", ReadF32),
+        bind("norm", ReadF32),
+        bind("rstd", ReadF32),
+        bind("dout", ReadF32),
+        bind("d_o", WriteF32),
+        bind("dz", WriteF32),
+        bind("dnorm_term", WriteF32),
+    ],
+};
+
+const RECURRENCE_BACKWARD: Spec = Spec {
+    name: "recurrence_backward",
+    template: include_str!("../templates/recurrence_backward.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, STATE_TILE],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("d_o", ReadF32),
+        bind("ckpt", ReadF32),
+        bind("dht", ReadF32),
+        bind("scratch", WriteF32),
+        bind("dqk_hat_heads", WriteF32),
+        bind("gate_grad_parts", WriteF32),
+        bind("dy", WriteF32),
+        bind("dh0", WriteF32),
+    ],
+};
+
+const GATES_BACKWARD: Spec = Spec {
+    name: "gates_backward",
+    template: include_str!("../templates/gates_backward.wgsl"),
+    snippets: &[GATE_VALUES],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("a", ReadF32),
+        bind("b", ReadF32),
+        bind("a_log", ReadF32),
+        bind("dt_bias", ReadF32),
+        bind("gates", ReadF32),
+        bind("gate_grad_parts", ReadF32),
+        bind("da", WriteF32),
+        bind("db", WriteF32),
+        bind("dlog_term", WriteF32),
+    ],
+};
+
+const QK_NORM_BACKWARD: Spec = Spec {
+    name: "qk_norm_backward",
+    template: include_str!("../templates/qk_norm_backward.wgsl"),
+    snippets: &[ROW_SUM],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("y", ReadF32),
+        bind("qk_ss", ReadF32),
+        bind("dqk_hat_heads", ReadF32),
+        bind("dy", WriteF32),
+    ],
+};
+
+const CONV_BACKWARD_PRE: Spec = Spec {
+    name: "conv_backward_pre",
+    template: include_str!("../templates/conv_backward_pre.wgsl"),
+    snippets: &[SEQUENCES, CONV_PRE],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("conv", ReadF32),
+        bind("dy", ReadF32),
+        bind("dpre", WriteF32),
+    ],
+};
+
+const CONV_BACKWARD_INPUT: Spec = Spec {
+    name: "conv_backward_input",
+    template: include_str!("../templates/conv_backward_input.wgsl"),
+    snippets: &[SEQUENCES],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("conv", ReadF32),
+        bind("dpre", ReadF32),
+        bind("dqkv", WriteF32),
+    ],
+};
+
+const DCONV_PARTIAL: Spec = Spec {
+    name: "dconv_partial",
+    template: include_str!("../templates/dconv_partial.wgsl"),
+    snippets: &[SEQUENCES],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("reduce", ReduceUniform),
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("dpre", ReadF32),
+        bind("partial", WriteF32),
+    ],
+};
+
+const COLUMN_SUM_PARTIAL: Spec = Spec {
+    name: "column_sum_partial",
+    template: include_str!("../templates/column_sum_partial.wgsl"),
+    snippets: &[],
+    bindings: &[bind("reduce", ReduceUniform), bind("src", ReadF32), bind("partial", WriteF32)],
+};
+
+const COLUMN_SUM_FINISH: Spec = Spec {
+    name: "column_sum_finish",
+    template: include_str!("../templates/column_sum_finish.wgsl"),
+    snippets: &[],
+    bindings: &[bind("reduce", ReduceUniform), bind("partial", ReadF32), bind("total", WriteF32)],
+};
+
+/// The WGSL type of a binding's variable.
+pub(crate) fn wgsl_declaration(slot: usize, binding: &Binding) -> String {
+    let (space, ty) = match binding.kind {
+        LayerUniform => ("uniform", uniforms::LAYER_WGSL_NAME),
+        ReduceUniform => ("uniform", uniforms::REDUCE_WGSL_NAME),
+        ReadU32 => ("storage, read", "array<u32>"),
+        ReadF32 => ("storage, read", "array<f32>"),
+        WriteF32 => ("storage, read_write", "array<f32>"),
+    };
+    format!("@group(0) @binding({slot}) var<{space}> {}: {ty};", binding.name)
+}

@@ -1,0 +1,77 @@
+//! The two uniform blocks the kernels read, as Rust structs a host uploads with bytemuck and as
+//! the WGSL structs the generator declares. A test checks that both agree, field by field.
+
+use bytemuck::{Pod, Zeroable};
+
+/// Sizes of one layer and batch, bound as `layer` by every kernel but the column sums.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Pod, Zeroable)]
+pub struct LayerUniform {
+    /// Tokens of the batch (`B·T` or `Ttot`).
+    pub tokens: u32,
+    /// Sequences.
+    pub seqs: u32,
+    /// Key heads.
+    pub nk: u32,
+    /// Value heads.
+    pub nv: u32,
+    /// Value heads per key head.
+    pub rep: u32,
+    /// Conv taps.
+    pub kk: u32,
+    /// Channels of the raw projection, `2·nk·dk + nv·dv`.
+    pub channels: u32,
+    /// Steps between state checkpoints.
+    pub ckpt_interval: u32,
+    /// 1 when `h0` is given (else the state starts at zero and `dh0` is not written).
+    pub has_h0: u32,
+    /// 1 when `dhT` is given (else the backward starts from zero).
+    pub has_dht: u32,
+    /// ε of the gated RMSNorm.
+    pub rms_eps: f32,
+    /// Keeps the block a multiple of 16 bytes.
+    pub pad: u32,
+}
+
+/// Shape of one column sum, bound as `reduce`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
+pub struct ReduceUniform {
+    /// Rows summed.
+    pub rows: u32,
+    /// Columns, each summed separately.
+    pub cols: u32,
+    /// Rows per partial sum.
+    pub rows_per_block: u32,
+    /// Partial sums per column, `ceil(rows / rows_per_block)`.
+    pub blocks: u32,
+}
+
+pub(crate) const LAYER_WGSL_NAME: &str = "Layer";
+pub(crate) const REDUCE_WGSL_NAME: &str = "Reduce";
+
+/// WGSL of [`LayerUniform`].
+pub(crate) const LAYER_WGSL: &str = "struct Layer {
+    tokens: u32,
+    seqs: u32,
+    nk: u32,
+    nv: u32,
+    rep: u32,
+    kk: u32,
+    channels: u32,
+    ckpt_interval: u32,
+    has_h0: u32,
+    has_dht: u32,
+    rms_eps: f32,
+    pad: u32,
+}
+";
+
+/// WGSL of [`ReduceUniform`].
+pub(crate) const REDUCE_WGSL: &str = "struct Reduce {
+    rows: u32,
+    cols: u32,
+    rows_per_block: u32,
+    blocks: u32,
+}
+";

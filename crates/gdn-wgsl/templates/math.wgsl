@@ -1,0 +1,41 @@
+// Scalar functions of the operator, in forms that stay finite and accurate at the extremes.
+
+fn sigmoid(x: f32) -> f32 {
+    return 1.0 / (1.0 + exp(-x));
+}
+
+fn silu(x: f32) -> f32 {
+    return x * sigmoid(x);
+}
+
+// d silu / dx = σ(x)(1 + x(1 − σ(x))), with 1 − σ(x) = σ(−x) to avoid cancellation.
+fn silu_grad(x: f32) -> f32 {
+    return sigmoid(x) * (1.0 + x * sigmoid(-x));
+}
+
+// ln(1 + u) to a few ulps for small u (Goldberg's correction: the rounding of 1 + u is undone).
+fn log1p(u: f32) -> f32 {
+    let w = 1.0 + u;
+    if (w == 1.0) {
+        return u;
+    }
+    return log(w) * (u / (w - 1.0));
+}
+
+// ln(1 + eˣ) without overflow.
+fn softplus(x: f32) -> f32 {
+    if (x > 20.0) {
+        return x;
+    }
+    return log1p(exp(x));
+}
+
+// ln g = −exp(a_log)·softplus(a + dt_bias): kept in log form so that g → 0 stays finite.
+fn log_decay(a_log: f32, arg: f32) -> f32 {
+    return -exp(a_log) * softplus(arg);
+}
+
+// Linear workgroup index of a grid folded into x and y (x is capped at 65 535 workgroups).
+fn folded(wg: vec3<u32>, nwg: vec3<u32>) -> u32 {
+    return wg.x + wg.y * nwg.x;
+}

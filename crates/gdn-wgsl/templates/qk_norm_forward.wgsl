@@ -1,0 +1,34 @@
+// L2 norms of q and k per (token, key head): q̂ = q / (sqrt(Σq² + ε₂)·sqrt(DK)), k̂ = k / sqrt(Σk² + ε₂).
+// Also keeps Σq² + ε₂ and Σk² + ε₂ for the backward. One workgroup of VEC threads per (token, key head).
+
+const L2_EPS: f32 = 1e-6;
+
+@compute @workgroup_size(VEC)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) tid: u32) {
+    let row = folded(wg, nwg);
+    if (row >= layer.tokens * layer.nk) {
+        return;
+    }
+    let t = row / layer.nk;
+    let i = row % layer.nk;
+    let q_at = t * layer.channels + i * DK;
+    let k_at = q_at + layer.nk * DK;
+    var sq = vec2<f32>(0.0);
+    for (var m = tid; m < DK; m = m + VEC) {
+        let q = y[q_at + m];
+        let k = y[k_at + m];
+        sq = sq + vec2<f32>(q * q, k * k);
+    }
+    let ss = row_sum2(tid, sq) + vec2<f32>(L2_EPS);
+    let inv_q = 1.0 / (sqrt(ss.x) * sqrt(f32(DK)));
+    let inv_k = 1.0 / sqrt(ss.y);
+    for (var m = tid; m < DK; m = m + VEC) {
+        qk_hat[hat_at(0u, t, i) + m] = y[q_at + m] * inv_q;
+        qk_hat[hat_at(1u, t, i) + m] = y[k_at + m] * inv_k;
+    }
+    if (tid == 0u) {
+        qk_ss[row] = ss.x;
+        qk_ss[layer.tokens * layer.nk + row] = ss.y;
+    }
+}

@@ -1,0 +1,109 @@
+//! The metadata a host binds by agrees with what each generated module declares, checked through
+//! naga's reflection of every variant: bindings (slot, name, access), workgroup size, workgroup
+//! memory, and the uniform structs' layouts against the Rust structs.
+
+use gdn_wgsl::{BindingKind, HeadDims, Kernel, LayerUniform, ReduceUniform, kernel_source};
+use naga::{AddressSpace, StorageAccess};
+
+fn module(wgsl: &str) -> naga::Module {
+    naga::front::wgsl::parse_str(wgsl).unwrap_or_else(|e| panic!("{}", e.emit_to_string(wgsl)))
+}
+
+#[test]
+fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
+    for dims in HeadDims::all() {
+        for kernel in Kernel::ALL {
+            let source = kernel_source(kernel, dims);
+            let module = module(&source.wgsl);
+            let mut declared: Vec<(u32, String, AddressSpace)> = module
+                .global_variables
+                .iter()
+                .filter_map(|(_, var)| {
+                    var.binding.as_ref().map(|b| (b.binding, var.name.clone().unwrap_or_default(), var.space))
+                })
+                .collect();
+            declared.sort_by_key(|d| d.0);
+            assert_eq!(declared.len(), source.bindings.len(), "{kernel:?} {dims}");
+            for ((slot, name, space), (expected_slot, binding)) in
+                declared.iter().zip(source.bindings.iter().enumerate())
+            {
+                assert_eq!((*slot as usize, name.as_str()), (expected_slot, binding.name), "{kernel:?} {dims}");
+                let expected_space = match binding.kind {
+                    BindingKind::LayerUniform | BindingKind::ReduceUniform => AddressSpace::Uniform,
+                    BindingKind::ReadU32 | BindingKind::ReadF32 => {
+                        AddressSpace::Storage { access: StorageAccess::LOAD }
+                    }
+                    BindingKind::WriteF32 => {
+                        AddressSpace::Storage { access: StorageAccess::LOAD | StorageAccess::STORE }
+                    }
+                };
+                assert_eq!(*space, expected_space, "{kernel:?} {dims}: {name}");
+            }
+
+            let [entry] = &module.entry_points[..] else { panic!("{kernel:?}: one entry point expected") };
+            assert_eq!(entry.name, gdn_wgsl::ENTRY_POINT);
+            assert_eq!(entry.workgroup_size, [source.workgroup_size, 1, 1], "{kernel:?} {dims}");
+
+            let mut layouter = naga::proc::Layouter::default();
+            layouter.update(module.to_ctx()).expect("layout");
+            let shared: u32 = module
+                .global_variables
+                .iter()
+                .filter(|(_, var)| var.space == AddressSpace::WorkGroup)
+                .map(|(_, var)| layouter[var.ty].size)
+                .sum();
+            assert_eq!(shared, source.workgroup_bytes, "{kernel:?} {dims}: workgroup memory");
+        }
+    }
+}
+
+/// Member names and byte offsets of the WGSL struct `name` in the module of `kernel`.
+fn wgsl_struct(kernel: Kernel, name: &str) -> (Vec<(String, u32)>, u32) {
+    let source = kernel_source(kernel, HeadDims::new(16, 16).unwrap());
+    let module = module(&source.wgsl);
+    let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).expect("struct declared");
+    let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is a struct") };
+    (members.iter().map(|m| (m.name.clone().unwrap_or_default(), m.offset)).collect(), *span)
+}
+
+#[test]
+fn uniform_structs_match_their_rust_twins() {
+    let (layer, span) = wgsl_struct(Kernel::RecurrenceBackward, "Layer");
+    assert_eq!(span as usize, std::mem::size_of::<LayerUniform>());
+    let rust_layer = [
+        ("tokens", std::mem::offset_of!(LayerUniform, tokens)),
+        ("seqs", std::mem::offset_of!(LayerUniform, seqs)),
+        ("nk", std::mem::offset_of!(LayerUniform, nk)),
+        ("nv", std::mem::offset_of!(LayerUniform, nv)),
+        ("rep", std::mem::offset_of!(LayerUniform, rep)),
+        ("kk", std::mem::offset_of!(LayerUniform, kk)),
+        ("channels", std::mem::offset_of!(LayerUniform, channels)),
+        ("ckpt_interval", std::mem::offset_of!(LayerUniform, ckpt_interval)),
+        ("has_h0", std::mem::offset_of!(LayerUniform, has_h0)),
+        ("has_dht", std::mem::offset_of!(LayerUniform, has_dht)),
+        ("rms_eps", std::mem::offset_of!(LayerUniform, rms_eps)),
+        ("pad", std::mem::offset_of!(LayerUniform, pad)),
+    ];
+    let rust_layer: Vec<(String, u32)> = rust_layer.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
+    assert_eq!(layer, rust_layer);
+
+    let (reduce, span) = wgsl_struct(Kernel::ColumnSumFinish, "Reduce");
+    assert_eq!(span as usize, std::mem::size_of::<ReduceUniform>());
+    let rust_reduce = [
+        ("rows", std::mem::offset_of!(ReduceUniform, rows)),
+        ("cols", std::mem::offset_of!(ReduceUniform, cols)),
+        ("rows_per_block", std::mem::offset_of!(ReduceUniform, rows_per_block)),
+        ("blocks", std::mem::offset_of!(ReduceUniform, blocks)),
+    ];
+    let rust_reduce: Vec<(String, u32)> = rust_reduce.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
+    assert_eq!(reduce, rust_reduce);
+}
+
+#[test]
+fn unsupported_sizes_name_the_dim_and_the_generated_sizes() {
+    let err = HeadDims::new(128, 100).unwrap_err();
+    assert_eq!((err.name, err.value), ("dv", 100));
+    let text = err.to_string();
+    assert!(text.starts_with("dv = 100 has no generated kernels; generated head sizes are [8, 16,"), "{text}");
+    assert!(HeadDims::new(48, 80).is_ok());
+}
