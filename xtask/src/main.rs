@@ -2,8 +2,13 @@
 //!
 //! - `verify`: the gate before every merge (format, lints, the whole test suite), each step named
 //!   as it runs; the first failure stops it with a non-zero exit.
+//! - `wgsl`: prints the generated WGSL of a kernel variant.
+//! - `device-bundle`: builds the release binaries a GPU machine without a toolchain runs
+//!   (`gdn-check` and the device test suites) into `.dev/bin` (see `bench/h200.sh`).
 
+mod device_bundle;
 mod verify;
+mod wgsl;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -19,11 +24,17 @@ struct Cli {
 enum Command {
     /// Format check, clippy with warnings denied, and every test: the gate before a merge.
     Verify,
+    /// Print the generated WGSL of every kernel (or one) for a head size.
+    Wgsl(wgsl::WgslArgs),
+    /// Build gdn-check and the device test binaries in release mode into .dev/bin.
+    DeviceBundle,
 }
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Verify => verify::run(),
+        Command::Wgsl(args) => wgsl::run(&args),
+        Command::DeviceBundle => device_bundle::run(),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

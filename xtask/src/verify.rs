@@ -39,6 +39,6 @@ pub fn run() -> Result<(), String> {
 }
 
 /// The directory above `xtask/`.
-fn workspace_root() -> PathBuf {
+pub fn workspace_root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().expect("xtask lives in the workspace root").to_path_buf()
 }

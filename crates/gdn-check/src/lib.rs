@@ -3,10 +3,13 @@
 //! A [`Case`] is one layer, batch and input regime; [`Case::run`] draws the spec's inputs, runs
 //! forward and backward on the device (outputs poisoned with NaN first, so an unwritten element
 //! fails) and on the reference, and returns a [`Report`]: the relative RMS error of every tensor
-//! against its bar.
+//! against its bar. [`fuzz`] draws cases with proptest and shrinks failures; [`presets`] holds
+//! the real layer shapes. The binary `gdn-check` is the command a newcomer runs first.
 #![forbid(unsafe_code)]
 
 mod case;
+pub mod fuzz;
+pub mod presets;
 mod report;
 
 pub use case::{Case, Tensor};

@@ -9,6 +9,15 @@ const WORD: u64 = 4;
 /// A storage buffer of `words` 4-byte elements (at least one, as bindings may not be empty).
 pub(crate) fn storage(ctx: &Context, name: &str, words: usize) -> Result<wgpu::Buffer> {
     let bytes = words.max(1) as u64 * WORD;
+    if words > u32::MAX as usize {
+        let what = format!("buffer {name} (the kernels index elements with u32)");
+        return Err(Error::Limit {
+            what,
+            limit: "u32 element index",
+            needed: words as u64,
+            available: u32::MAX.into(),
+        });
+    }
     let limits = ctx.device().limits();
     for (limit, available) in [
         ("max_storage_buffer_binding_size", limits.max_storage_buffer_binding_size),

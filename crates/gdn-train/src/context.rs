@@ -5,20 +5,35 @@ use crate::pipelines::PipelineCache;
 use crate::{Error, Result};
 use std::sync::Arc;
 
-/// How to choose the adapter. [`ContextOptions::from_env`] reads `WGPU_BACKEND` (a comma list:
-/// `vulkan`, `metal`, `dx12`, `gl`) and `WGPU_ADAPTER_NAME` (a case-insensitive substring).
-#[derive(Debug, Clone, Default)]
+/// How to choose the adapter and compile the kernels. [`ContextOptions::from_env`] reads
+/// `WGPU_BACKEND` (a comma list: `vulkan`, `metal`, `dx12`, `gl`), `WGPU_ADAPTER_NAME` (a
+/// case-insensitive substring) and `GDN_BOUNDS_CHECKS` (`0` turns them off).
+#[derive(Debug, Clone)]
 pub struct ContextOptions {
     /// Backends to search; `None` means Vulkan, Metal, DX12 and browser WebGPU.
     pub backends: Option<wgpu::Backends>,
     /// Keep only adapters whose name contains this, ignoring case.
     pub adapter_name: Option<String>,
+    /// Let naga guard every buffer access of the kernels (on by default). Off, an out-of-bounds
+    /// access would be undefined behaviour; the kernels index only within the buffers a tape
+    /// sizes for them, which the device test suite and the fuzzer check on every shape they draw.
+    pub bounds_checks: bool,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        Self { backends: None, adapter_name: None, bounds_checks: true }
+    }
 }
 
 impl ContextOptions {
-    /// Options from `WGPU_BACKEND` and `WGPU_ADAPTER_NAME`.
+    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `GDN_BOUNDS_CHECKS`.
     pub fn from_env() -> Self {
-        Self { backends: wgpu::Backends::from_env(), adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok() }
+        Self {
+            backends: wgpu::Backends::from_env(),
+            adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok(),
+            bounds_checks: std::env::var("GDN_BOUNDS_CHECKS").map_or(true, |v| v != "0"),
+        }
     }
 }
 
@@ -32,6 +47,7 @@ struct Inner {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
+    bounds_checks: bool,
     pipelines: PipelineCache,
 }
 
@@ -65,7 +81,8 @@ impl Context {
             ..Default::default()
         }))
         .map_err(|e| Error::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
-        Ok(Self { inner: Arc::new(Inner { device, queue, info, pipelines: PipelineCache::default() }) })
+        let bounds_checks = options.bounds_checks;
+        Ok(Self { inner: Arc::new(Inner { device, queue, info, bounds_checks, pipelines: PipelineCache::default() }) })
     }
 
     /// The device.
@@ -92,7 +109,16 @@ impl Context {
     pub fn describe(&self) -> String {
         let i = &self.inner.info;
         let software = if self.is_software() { " — software rasteriser, no GPU" } else { "" };
-        format!("{} ({:?}, {:?}, driver {} {}){software}", i.name, i.backend, i.device_type, i.driver, i.driver_info)
+        let checks = if self.bounds_checks() { "" } else { ", bounds checks off" };
+        format!(
+            "{} ({:?}, {:?}, driver {} {}{checks}){software}",
+            i.name, i.backend, i.device_type, i.driver, i.driver_info
+        )
+    }
+
+    /// Whether naga guards the kernels' buffer accesses.
+    pub fn bounds_checks(&self) -> bool {
+        self.inner.bounds_checks
     }
 
     pub(crate) fn pipelines(&self) -> &PipelineCache {

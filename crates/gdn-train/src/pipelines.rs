@@ -102,10 +102,19 @@ fn build(ctx: &Context, source: KernelSource) -> Result<KernelPipeline> {
         bind_group_layouts: &[Some(&layout)],
         immediate_size: 0,
     });
-    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+    let mut checks = wgpu::ShaderRuntimeChecks::checked();
+    checks.bounds_checks = ctx.bounds_checks();
+    checks.force_loop_bounding = false;
+    checks.int_div_checks = false;
+    let descriptor = wgpu::ShaderModuleDescriptor {
         label: Some(&label),
         source: wgpu::ShaderSource::Wgsl(source.wgsl.as_str().into()),
-    });
+    };
+    // SAFETY: every loop of the kernels is bounded by a generated constant or by a count the tape
+    // computed from validated sizes, so none is infinite; every divisor is a generated constant or
+    // a size `Tape::new` validated as at least 1 (nv, rep, kk, channels, checkpoint interval), so
+    // none is zero. Bounds checks stay on unless the caller turned them off (`ContextOptions`).
+    let module = unsafe { device.create_shader_module_trusted(descriptor, checks) };
     let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
         label: Some(&label),
         layout: Some(&pipeline_layout),

@@ -78,6 +78,61 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// Runs every dispatch in a compute pass of its own between two GPU timestamps and returns
+    /// each kernel's time, in order. Needs `TIMESTAMP_QUERY`; a diagnostic, not a fast path.
+    pub fn profile(&self, ctx: &Context) -> Result<Vec<(&'static str, std::time::Duration)>> {
+        if !ctx.device().features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+            return Err(Error::Device {
+                during: "profiling".into(),
+                message: "the device has no timestamp queries".into(),
+            });
+        }
+        let count = 2 * self.dispatches.len() as u32;
+        let queries = ctx.device().create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("profile"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolved = crate::buffers::storage(ctx, "profile timestamps", 2 * count as usize)?;
+        let resolve = ctx.device().create_buffer(&wgpu::BufferDescriptor {
+            label: Some("profile resolve"),
+            size: 8 * u64::from(count),
+            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        let mut encoder =
+            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+        for (n, d) in self.dispatches.iter().enumerate() {
+            let writes = wgpu::ComputePassTimestampWrites {
+                query_set: &queries,
+                beginning_of_pass_write_index: Some(2 * n as u32),
+                end_of_pass_write_index: Some(2 * n as u32 + 1),
+            };
+            let mut pass = encoder
+                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: Some(writes) });
+            pass.set_pipeline(&d.pipeline.pipeline);
+            pass.set_bind_group(0, &d.bind_group, &[]);
+            pass.dispatch_workgroups(d.grid.0, d.grid.1, 1);
+        }
+        encoder.resolve_query_set(&queries, 0..count, &resolve, 0);
+        encoder.copy_buffer_to_buffer(&resolve, 0, &resolved, 0, 8 * u64::from(count));
+        ctx.queue().submit([encoder.finish()]);
+        let words = crate::buffers::read_f32(ctx, &resolved, 2 * count as usize)?;
+        let ticks = bytemuck::pod_collect_to_vec::<f32, u64>(&words);
+        let period = f64::from(ctx.queue().get_timestamp_period());
+        Ok(self
+            .dispatches
+            .iter()
+            .zip(ticks.chunks(2))
+            .map(|(d, t)| {
+                let nanos = t[1].saturating_sub(t[0]) as f64 * period;
+                (d.pipeline.source.kernel.name(), std::time::Duration::from_nanos(nanos as u64))
+            })
+            .collect())
+    }
+}
+
 /// `count` workgroups folded into (x, y) under the device's per-dimension limit; the kernels
 /// recover the linear index as `x + y·num_workgroups.x` and skip the overhang.
 pub(crate) fn folded(ctx: &Context, what: &str, count: usize) -> Result<(u32, u32)> {

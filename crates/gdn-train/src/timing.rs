@@ -23,6 +23,14 @@ pub enum Clock {
 }
 
 impl Tape {
+    /// Runs every kernel of `pass` in a compute pass of its own and returns each one's GPU time,
+    /// in dispatch order (the parameter sums appear as their partial and finish kernels). Needs
+    /// timestamp queries.
+    pub fn profile(&self, pass: Pass) -> Result<Vec<(&'static str, Duration)>> {
+        let (forward, backward) = self.plans();
+        if pass == Pass::Forward { forward } else { backward }.profile(self.context())
+    }
+
     /// Runs `pass` once on the tape's current contents and returns its device time.
     pub fn time(&self, pass: Pass) -> Result<(Duration, Clock)> {
         let ctx = self.context();

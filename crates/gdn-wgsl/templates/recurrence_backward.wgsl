@@ -2,8 +2,9 @@
 // (sequence, value head) holding dS for all DV columns: TX × TY threads, an RY × RX tile each.
 //
 // Segments of ckpt_interval steps are walked last to first. Each is first replayed from its
-// checkpoint, writing every S_t into this workgroup's scratch (and kv_t into kv_scratch); then swept
-// in reverse, dS = dhT (or 0) first:
+// checkpoint, writing every S_t but the last into this workgroup's scratch (and kv_t into
+// kv_scratch); then swept in reverse with S_t in registers (S_{t−1}, read from the scratch,
+// becomes the next step's S_t), dS = dhT (or 0) first:
 //   dS += q̂ doᵀ;  dq̂ = S_t do;  du = dSᵀk̂;  dk̂ = dS u;  dv = β du;  dβ = Σ du (v − kv);  dkv = −β du;
 //   dS' = dS + k̂ dkvᵀ;  dk̂ += g S_{t−1} dkv;  dg = ⟨dS', S_{t−1}⟩;  dS = g dS'.      Finally dh0 = dS.
 // Column sums (du, and ⟨dS', S_{t−1}⟩ per column) reduce over the TY row groups, row sums (dq̂, dk̂)
@@ -61,6 +62,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         }
     }
 
+    // The replay's running state, then the reverse sweep's S_t.
     var s: array<f32, RY * RX>;
     var u: array<f32, RX>;
     var du: array<f32, RX>;
@@ -102,13 +104,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                     s[r * RX + c] = s[r * RX + c] + k[r] * uc;
                 }
             }
-            for (var e = 0u; e < TILE; e = e + 1u) {
-                scratch[scratch_index(job, t - t0, e, tid)] = s[e];
+            if (t + 1u < t1) {
+                for (var e = 0u; e < TILE; e = e + 1u) {
+                    scratch[scratch_index(job, t - t0, e, tid)] = s[e];
+                }
             }
             workgroupBarrier();
         }
 
-        // Reverse sweep over the segment.
+        // Reverse sweep over the segment; s holds S_{t1−1} from the replay.
         for (var back = t0; back < t1; back = back + 1u) {
             let t = t1 - 1u - (back - t0);
             let step = t - t0;
@@ -131,7 +135,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 for (var c = 0u; c < RX; c = c + 1u) {
                     let e = r * RX + c;
                     ds[e] = ds[e] + q[r] * d_out[c];
-                    dq = dq + scratch[scratch_index(job, step, e, tid)] * d_out[c];
+                    dq = dq + s[e] * d_out[c];
                 }
                 red_row[tx * RB + tile_row(ty, r)] = dq;
             }
@@ -176,6 +180,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                     let ds_pre = ds[e] + k[r] * dkv;
                     w[c] = w[c] + ds_pre * prev;
                     ds[e] = g * ds_pre;
+                    s[e] = prev;
                 }
                 red_row[tx * RB + tile_row(ty, r)] = dk;
             }

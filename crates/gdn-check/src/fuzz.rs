@@ -1,0 +1,164 @@
+//! Shape fuzzing: proptest strategies over every dimension a case has, and a campaign that runs
+//! them on the device, tracks the worst error per tensor, and shrinks any failure to a small case
+//! whose seed is persisted in `tests/fuzz.proptest-regressions`, which the test suite replays.
+
+use crate::{Case, Report, Tensor};
+use gdn_ref::sample::Regime;
+use gdn_ref::{Batch, LayerConfig};
+use gdn_train::Context;
+use proptest::prelude::*;
+use proptest::test_runner::{
+    Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
+};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+
+/// The regression file both the test suite and `gdn-check fuzz` read and extend.
+pub const REGRESSIONS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz.proptest-regressions");
+
+/// The ranges a campaign draws from.
+#[derive(Debug, Clone)]
+pub struct Space {
+    /// Head dims drawn for `dk` and `dv` (each a generated size).
+    pub dims: Vec<usize>,
+    /// Largest `B` of a fixed batch, and number of packed sequences.
+    pub max_sequences: usize,
+    /// Longest sequence.
+    pub max_len: usize,
+    /// Most key heads.
+    pub max_nk: usize,
+    /// Most value heads per key head.
+    pub max_rep: usize,
+    /// Longest checkpoint interval.
+    pub max_interval: usize,
+}
+
+impl Space {
+    /// Small enough for a software rasteriser on two cores: the campaign `cargo xtask verify` runs.
+    pub fn quick() -> Self {
+        Self { dims: vec![8, 16, 24, 32, 48], max_sequences: 3, max_len: 12, max_nk: 2, max_rep: 4, max_interval: 6 }
+    }
+
+    /// Every generated head size up to 128 and longer sequences, for a GPU.
+    pub fn wide() -> Self {
+        Self {
+            dims: vec![8, 16, 24, 32, 48, 64, 80, 96, 128],
+            max_sequences: 4,
+            max_len: 80,
+            max_nk: 3,
+            max_rep: 4,
+            max_interval: 40,
+        }
+    }
+
+    /// The strategy of cases.
+    pub fn cases(&self) -> impl Strategy<Value = Case> + use<> {
+        let dims = proptest::sample::select(self.dims.clone());
+        let heads = (1..=self.max_nk, 1..=self.max_rep);
+        let len = 1..=self.max_len;
+        let fixed = (1..=self.max_sequences, len.clone()).prop_map(|(b, t)| Batch::Fixed { b, t });
+        let packed = proptest::collection::vec(len, 1..=self.max_sequences.max(2)).prop_map(|lengths| {
+            let mut cu_seqlens = vec![0];
+            for l in lengths {
+                cu_seqlens.push(cu_seqlens.last().expect("non-empty") + l);
+            }
+            Batch::Packed { cu_seqlens }
+        });
+        let regime = prop_oneof![
+            4 => Just(Regime::Typical),
+            1 => Just(Regime::DecayToOne),
+            1 => Just(Regime::DecayToZero),
+            1 => Just(Regime::WriteNothing),
+            1 => Just(Regime::WriteAll),
+        ];
+        (
+            (dims.clone(), dims, heads, 1..=4usize),
+            prop_oneof![fixed, packed],
+            (any::<bool>(), any::<bool>(), regime),
+            (1..=self.max_interval, any::<u64>()),
+        )
+            .prop_map(|((dk, dv, (nk, rep), kk), batch, (h0, dht, regime), (checkpoint_interval, seed))| {
+                Case {
+                    config: LayerConfig::new(nk, nk * rep, dk, dv, kk).expect("strategy draws valid sizes"),
+                    batch,
+                    h0,
+                    dht,
+                    regime,
+                    checkpoint_interval,
+                    seed,
+                }
+            })
+    }
+}
+
+/// What a campaign found.
+#[derive(Debug, Clone)]
+pub struct Campaign {
+    /// Cases run, shrinking steps included.
+    pub cases_run: usize,
+    /// The worst error per tensor, with the case that produced it.
+    pub worst: BTreeMap<Tensor, (f64, Case)>,
+    /// Why the campaign failed, if it did.
+    pub failure: Option<Failure>,
+}
+
+/// A failed campaign.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    /// The minimal failing case after shrinking (none when the campaign was aborted).
+    pub case: Option<Case>,
+    /// The failing case's report, or why the campaign was aborted.
+    pub reason: String,
+}
+
+impl Campaign {
+    /// A table: tensor, worst error, bar, the case.
+    pub fn table(&self) -> String {
+        let mut out = format!("{:<9} {:>10} {:>8}  case\n", "tensor", "worst", "bar");
+        for (tensor, (error, case)) in &self.worst {
+            out += &format!("{:<9} {:>10.2e} {:>8.0e}  {case:?}\n", tensor.name(), error, tensor.bar());
+        }
+        out
+    }
+}
+
+/// Runs `cases` cases drawn from `space` with the RNG seeded by `seed`, replaying the persisted
+/// regressions first; `progress` is called after every case.
+pub fn campaign(
+    ctx: &Context,
+    space: &Space,
+    cases: u32,
+    seed: u64,
+    mut progress: impl FnMut(&Case, &Report),
+) -> Campaign {
+    let config = Config {
+        cases,
+        failure_persistence: Some(Box::new(FileFailurePersistence::Direct(REGRESSIONS))),
+        max_shrink_iters: 256,
+        ..Config::default()
+    };
+    let mut seed_bytes = [0u8; 32];
+    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes));
+    let worst: RefCell<BTreeMap<Tensor, (f64, Case)>> = RefCell::new(BTreeMap::new());
+    let cases_run = RefCell::new(0);
+    let progress = RefCell::new(&mut progress);
+    let result = runner.run(&space.cases(), |case| {
+        let report = case.run(ctx).map_err(TestCaseError::fail)?;
+        *cases_run.borrow_mut() += 1;
+        (progress.borrow_mut())(&case, &report);
+        let mut worst = worst.borrow_mut();
+        for e in &report.errors {
+            if worst.get(&e.tensor).is_none_or(|(w, _)| e.error.is_nan() || e.error > *w) {
+                worst.insert(e.tensor, (e.error, case.clone()));
+            }
+        }
+        if report.passes() { Ok(()) } else { Err(TestCaseError::fail(report.table())) }
+    });
+    let failure = match result {
+        Ok(()) => None,
+        Err(TestError::Fail(reason, case)) => Some(Failure { case: Some(case), reason: reason.to_string() }),
+        Err(TestError::Abort(reason)) => Some(Failure { case: None, reason: format!("campaign aborted: {reason}") }),
+    };
+    Campaign { cases_run: cases_run.into_inner(), worst: worst.into_inner(), failure }
+}

@@ -1,0 +1,296 @@
+//! `gdn-check`: the command a newcomer runs first.
+//!
+//! - `gdn-check run`: runs the layer forward and backward on the chosen adapter at a real layer
+//!   shape, compares every tensor with the f64 reference (on a sample of sequences when the whole
+//!   batch would be slow on the CPU), and prints the errors against their bars and device times.
+//! - `gdn-check fuzz`: a shape-fuzzing campaign against the reference, with a progress bar.
+
+use clap::{Args, Parser, Subcommand};
+use gdn_check::Case;
+use gdn_check::fuzz::{Space, campaign};
+use gdn_check::presets::{PRESETS, Preset};
+use gdn_ref::sample::{Regime, Sampler};
+use gdn_ref::{Batch, LayerConfig};
+use gdn_train::{Context, Inputs, Params, Pass, Tape, TapeOptions};
+use std::process::ExitCode;
+use std::time::Duration;
+
+#[derive(Parser)]
+#[command(about = "Checks the Gated DeltaNet device layer against its f64 reference")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run forward and backward at a layer shape, compare with the reference, time the device.
+    Run(RunArgs),
+    /// Fuzz shapes against the reference; failures shrink and are persisted as regressions.
+    Fuzz(FuzzArgs),
+}
+
+#[derive(Args)]
+struct RunArgs {
+    /// Layer shape: qwen3.5-small, qwen3-next, qwen3.5-27b, qwen3.5-large.
+    #[arg(long, default_value = "qwen3-next")]
+    preset: String,
+    /// Sequences in the batch (B).
+    #[arg(long, default_value_t = 1)]
+    batch: usize,
+    /// Tokens per sequence (T).
+    #[arg(long, default_value_t = 64)]
+    seq: usize,
+    /// Override the preset's key heads.
+    #[arg(long)]
+    nk: Option<usize>,
+    /// Override the preset's value heads.
+    #[arg(long)]
+    nv: Option<usize>,
+    /// Override the key head dim.
+    #[arg(long)]
+    dk: Option<usize>,
+    /// Override the value head dim.
+    #[arg(long)]
+    dv: Option<usize>,
+    /// Override the conv taps.
+    #[arg(long)]
+    kk: Option<usize>,
+    /// Steps between state checkpoints.
+    #[arg(long, default_value_t = 32)]
+    checkpoint_interval: usize,
+    /// Start from a random initial state and feed a random dhT.
+    #[arg(long)]
+    state: bool,
+    /// Sequences compared with the reference (the rest are only timed).
+    #[arg(long, default_value_t = 1)]
+    reference_sequences: usize,
+    /// Timed repetitions of forward and of backward (the median is printed).
+    #[arg(long, default_value_t = 5)]
+    repeat: usize,
+    /// Seed of the random inputs.
+    #[arg(long, default_value_t = 2026)]
+    seed: u64,
+    /// Also time every kernel on its own (needs GPU timestamps).
+    #[arg(long)]
+    profile: bool,
+}
+
+#[derive(Args)]
+struct FuzzArgs {
+    /// Cases to draw.
+    #[arg(long, default_value_t = 200)]
+    cases: u32,
+    /// Seed of the campaign.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Draw from the small space of the test suite instead of head sizes up to 128.
+    #[arg(long)]
+    quick: bool,
+}
+
+fn main() -> ExitCode {
+    let result = match Cli::parse().command {
+        Command::Run(args) => run(&args),
+        Command::Fuzz(args) => fuzz(&args),
+    };
+    match result {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(message) => {
+            eprintln!("gdn-check: {message}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn context() -> Result<Context, String> {
+    let ctx = Context::new().map_err(|e| e.to_string())?;
+    println!("adapter: {}", ctx.describe());
+    if ctx.is_software() {
+        println!(
+            "note: this is a software rasteriser (no GPU found or chosen): results are exact, times are not a GPU's"
+        );
+    }
+    Ok(ctx)
+}
+
+fn run(args: &RunArgs) -> Result<bool, String> {
+    let preset = Preset::named(&args.preset)
+        .ok_or_else(|| format!("unknown preset {:?}; presets: {}", args.preset, PRESETS.map(|p| p.name).join(", ")))?;
+    let base = preset.config();
+    let config = LayerConfig::new(
+        args.nk.unwrap_or(base.nk),
+        args.nv.unwrap_or(base.nv),
+        args.dk.unwrap_or(base.dk),
+        args.dv.unwrap_or(base.dv),
+        args.kk.unwrap_or(base.kk),
+    )
+    .map_err(|e| e.to_string())?;
+    let ctx = context()?;
+    println!(
+        "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; batch {} × {} tokens; checkpoint interval {}",
+        preset.name,
+        preset.models,
+        config.nk,
+        config.nv,
+        config.dk,
+        config.dv,
+        config.kk,
+        args.batch,
+        args.seq,
+        args.checkpoint_interval
+    );
+
+    let sample = args.reference_sequences.clamp(1, args.batch);
+    println!("\nreference check on {sample} of {} sequences (gdn-ref, f64):", args.batch);
+    let case = Case {
+        config,
+        batch: Batch::Fixed { b: sample, t: args.seq },
+        h0: args.state,
+        dht: args.state,
+        regime: Regime::Typical,
+        checkpoint_interval: args.checkpoint_interval,
+        seed: args.seed,
+    };
+    let report = case.run(&ctx)?;
+    print!("{}", report.table());
+
+    let (forward, backward, clock, kernels) = time(&ctx, config, args)?;
+    let tokens = (args.batch * args.seq) as f64;
+    println!("\ndevice time, median of {} ({clock:?}):", args.repeat);
+    for (name, t) in [("forward", forward), ("backward", backward), ("forward + backward", forward + backward)] {
+        println!("  {name:<19} {:>10.3} ms   {:>12.0} tokens/s", t.as_secs_f64() * 1e3, tokens / t.as_secs_f64());
+    }
+    if !kernels.is_empty() {
+        println!("\nper kernel, median of {} (each in a pass of its own):", args.repeat);
+        for (name, t) in kernels {
+            println!("  {name:<22} {:>10.3} ms", t.as_secs_f64() * 1e3);
+        }
+    }
+    let verdict = report.passes();
+    println!("\n{}", if verdict { "all tensors within their bars" } else { "SOME TENSORS ARE OVER THEIR BARS" });
+    Ok(verdict)
+}
+
+/// Kernel times of a profile, in dispatch order.
+type KernelTimes = Vec<(String, Duration)>;
+
+/// Median device times of forward and backward over the whole batch, and per kernel when asked.
+fn time(
+    ctx: &Context,
+    config: LayerConfig,
+    args: &RunArgs,
+) -> Result<(Duration, Duration, gdn_train::Clock, KernelTimes), String> {
+    let err = |e: gdn_train::Error| e.to_string();
+    let batch = Batch::Fixed { b: args.batch, t: args.seq };
+    let mut sampler = Sampler::new(args.seed + 1);
+    let params = sampler.params(&config, Regime::Typical);
+    let inputs = sampler.inputs(&config, &batch, args.state, Regime::Typical);
+    let grads = sampler.output_grads(&config, &batch, args.state);
+    let f32s = |a: &mut dyn Iterator<Item = &f64>| a.map(|&v| v as f32).collect::<Vec<f32>>();
+    let device_config = gdn_train::LayerConfig {
+        nk: config.nk,
+        nv: config.nv,
+        dk: config.dk,
+        dv: config.dv,
+        kk: config.kk,
+        rms_eps: 1e-6,
+    };
+    let options = TapeOptions {
+        initial_state: args.state,
+        final_state_grad: args.state,
+        checkpoint_interval: args.checkpoint_interval,
+    };
+    let tape =
+        Tape::new(ctx, device_config, gdn_train::Batch::Fixed { b: args.batch, t: args.seq }, options).map_err(err)?;
+    let (a_log, dt_bias, norm, conv) = (
+        f32s(&mut params.a_log.iter()),
+        f32s(&mut params.dt_bias.iter()),
+        f32s(&mut params.norm.iter()),
+        f32s(&mut params.conv.iter()),
+    );
+    tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv }).map_err(err)?;
+    let h0 = inputs.h0.as_ref().map(|h| f32s(&mut h.iter()));
+    let (qkv, z, a, b) = (
+        f32s(&mut inputs.qkv.iter()),
+        f32s(&mut inputs.z.iter()),
+        f32s(&mut inputs.a.iter()),
+        f32s(&mut inputs.b.iter()),
+    );
+    tape.write_inputs(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref() }).map_err(err)?;
+    let dht = grads.dht.as_ref().map(|d| f32s(&mut d.iter()));
+    tape.write_output_grads(&f32s(&mut grads.dout.iter()), dht.as_deref()).map_err(err)?;
+
+    let mut clock = gdn_train::Clock::WallClock;
+    let mut median = |pass: Pass| -> Result<Duration, String> {
+        // Warm up until the GPU has been busy for a while: clocks ramp up under load.
+        let warm_up = std::time::Instant::now();
+        for run in 0.. {
+            tape.time(pass).map_err(err)?;
+            if run >= 3 && warm_up.elapsed() > Duration::from_millis(500) {
+                break;
+            }
+        }
+        let mut times = Vec::new();
+        for _ in 0..args.repeat.max(1) {
+            let (t, c) = tape.time(pass).map_err(err)?;
+            clock = c;
+            times.push(t);
+        }
+        times.sort();
+        Ok(times[times.len() / 2])
+    };
+    let forward = median(Pass::Forward)?;
+    let backward = median(Pass::Backward)?;
+    let mut kernels = Vec::new();
+    if args.profile {
+        for pass in [Pass::Forward, Pass::Backward] {
+            let runs: Vec<Vec<(&str, Duration)>> =
+                (0..args.repeat.max(1)).map(|_| tape.profile(pass)).collect::<Result<_, _>>().map_err(err)?;
+            for (n, (name, _)) in runs[0].iter().enumerate() {
+                let mut times: Vec<Duration> = runs.iter().map(|r| r[n].1).collect();
+                times.sort();
+                kernels.push((
+                    format!("{}{name}", if pass == Pass::Forward { "fwd " } else { "bwd " }),
+                    times[times.len() / 2],
+                ));
+            }
+        }
+    }
+    Ok((forward, backward, clock, kernels))
+}
+
+fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
+    let ctx = context()?;
+    let space = if args.quick { Space::quick() } else { Space::wide() };
+    println!("fuzzing {} cases (seed {}) over {space:?}", args.cases, args.seed);
+    let bar = indicatif::ProgressBar::new(u64::from(args.cases));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {elapsed} elapsed, {eta} left  {msg}")
+            .expect("valid template"),
+    );
+    let result = campaign(&ctx, &space, args.cases, args.seed, |_, report| {
+        bar.inc(1);
+        if !report.passes() {
+            bar.set_message("failure found, shrinking");
+        }
+    });
+    bar.finish();
+    println!(
+        "\n{} cases run (shrinking included); worst relative error per tensor:\n{}",
+        result.cases_run,
+        result.table()
+    );
+    match &result.failure {
+        None => {
+            println!("no failures");
+            Ok(true)
+        }
+        Some(failure) => {
+            println!("FAILED: minimal case {:?}\n{}", failure.case, failure.reason);
+            println!("its seed is persisted in {}", gdn_check::fuzz::REGRESSIONS);
+            Ok(false)
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! Every bad argument and every limit is a typed error naming what was wrong — never a panic.
+//! The tests that need a device fail (they do not skip) when there is no adapter.
+
+use gdn_train::{Batch, Context, ContextOptions, Error, Inputs, LayerConfig, Params, Tape, TapeBuffer, TapeOptions};
+use std::sync::OnceLock;
+
+fn context() -> &'static Context {
+    static CONTEXT: OnceLock<Context> = OnceLock::new();
+    CONTEXT.get_or_init(|| Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}")))
+}
+
+fn small() -> LayerConfig {
+    LayerConfig::new(1, 2, 16, 16, 4)
+}
+
+#[test]
+fn no_matching_adapter_says_how_to_get_one() {
+    let options =
+        ContextOptions { adapter_name: Some("no adapter is called this".into()), ..ContextOptions::default() };
+    let err = Context::with_options(&options).err().expect("no adapter matches");
+    assert!(matches!(err, Error::NoAdapter { .. }));
+    let text = err.to_string();
+    assert!(text.contains("no adapter is called this"), "{text}");
+    assert!(text.contains("apt-get install mesa-vulkan-drivers libvulkan1"), "{text}");
+}
+
+#[test]
+fn layer_sizes_are_checked() {
+    let ctx = context();
+    let fixed = Batch::Fixed { b: 1, t: 4 };
+    let tape = |config| Tape::new(ctx, config, fixed.clone(), TapeOptions::default()).err().expect("rejected");
+    assert!(matches!(tape(LayerConfig::new(2, 3, 16, 16, 4)), Error::Config { name: "nv", .. }));
+    assert!(matches!(tape(LayerConfig::new(1, 1, 16, 16, 0)), Error::Config { name: "kk", .. }));
+    let err = tape(LayerConfig::new(1, 1, 100, 16, 4));
+    let sizes = gdn_wgsl::SUPPORTED_SIZES;
+    assert_eq!(
+        err.to_string(),
+        format!("dk = 100 has no generated kernels; generated head sizes are {sizes:?} (any pair of them)")
+    );
+    let options = TapeOptions { checkpoint_interval: 0, ..TapeOptions::default() };
+    assert!(matches!(Tape::new(ctx, small(), fixed, options), Err(Error::Config { name: "checkpoint_interval", .. })));
+}
+
+#[test]
+fn batch_layouts_are_checked() {
+    let ctx = context();
+    let tape = |batch| Tape::new(ctx, small(), batch, TapeOptions::default()).err().expect("rejected");
+    assert!(matches!(tape(Batch::Fixed { b: 0, t: 4 }), Error::Config { name: "batch", .. }));
+    for (cu, reason) in [(vec![0, 3, 3], "strictly increase"), (vec![1, 4], "start at 0"), (vec![0], "at least")] {
+        match tape(Batch::Packed { cu_seqlens: cu.clone() }) {
+            Error::Offsets { got, reason: r } => assert!(got == cu && r.contains(reason), "{r}"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
+
+#[test]
+fn host_slices_are_checked() {
+    let ctx = context();
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, TapeOptions::default()).unwrap();
+    let channels = small().channels();
+    let err = tape.write(TapeBuffer::Qkv, &vec![0.0; 6 * channels - 1]).unwrap_err();
+    assert_eq!(err, Error::Length { name: "qkv", expected: 6 * channels, got: 6 * channels - 1 });
+    assert_eq!(err.to_string(), format!("qkv: expected {} elements, got {}", 6 * channels, 6 * channels - 1));
+    let conv = vec![0.0; channels * 4];
+    let params = Params { a_log: &[0.0; 2], dt_bias: &[0.0; 2], norm: &[1.0; 15], conv: &conv };
+    assert_eq!(tape.write_params(&params).unwrap_err(), Error::Length { name: "norm", expected: 16, got: 15 });
+    let qkv = vec![0.0; 6 * channels];
+    let inputs = Inputs { qkv: &qkv, z: &[0.0; 6 * 32], a: &[0.0; 12], b: &[0.0; 12], h0: Some(&[0.0; 512]) };
+    assert!(matches!(tape.write_inputs(&inputs), Err(Error::Presence { name: "h0", .. })));
+    assert!(matches!(
+        tape.write_output_grads(&[0.0; 6 * 32], Some(&[0.0; 512])),
+        Err(Error::Presence { name: "dht", .. })
+    ));
+    assert!(matches!(tape.write(TapeBuffer::Dh0, &[]), Err(Error::Presence { name: "dh0", .. })));
+}
+
+#[test]
+fn buffers_beyond_the_device_limits_are_refused_before_allocation() {
+    let ctx = context();
+    let limit = ctx.device().limits().max_storage_buffer_binding_size;
+    let config = LayerConfig::new(16, 64, 128, 128, 4);
+    let t = (limit / 4 / config.channels() as u64 + 1) as usize;
+    match Tape::new(ctx, config, Batch::Fixed { b: 1, t }, TapeOptions::default()) {
+        Err(Error::Limit { what, limit: name, needed, available }) => {
+            assert!(what.starts_with("buffer "), "{what}");
+            assert!(name == "max_storage_buffer_binding_size" || name == "max_buffer_size");
+            assert!(needed > available);
+        }
+        Err(other) => panic!("expected a limit error, got {other}"),
+        Ok(_) => panic!("a tape beyond the binding limit was created"),
+    }
+}
