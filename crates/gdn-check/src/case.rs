@@ -4,7 +4,7 @@ use crate::report::{Report, TensorError};
 use crate::{GRADIENT_BAR, OUTPUT_BAR};
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::{Regime, Sampler};
-use gdn_ref::{Batch, Layer, LayerConfig};
+use gdn_ref::{Batch, Layer, LayerConfig, LayerInputs, LayerParams, OutputGrads};
 use gdn_train::{Context, Inputs, Params, Tape, TapeOptions};
 
 /// Every tensor a case compares.
@@ -58,6 +58,17 @@ impl Tensor {
     }
 }
 
+/// Why a case could not be run (as opposed to running and missing its bars).
+#[derive(Debug, thiserror::Error)]
+pub enum CaseError {
+    /// The reference rejected the case.
+    #[error("reference: {0}")]
+    Reference(#[from] gdn_ref::Error),
+    /// The device rejected the case or failed.
+    #[error("device: {0}")]
+    Device(#[from] gdn_train::Error),
+}
+
 /// One layer, batch and input draw to check.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Case {
@@ -77,25 +88,38 @@ pub struct Case {
     pub seed: u64,
 }
 
+/// The random tensors of a case, drawn as the spec says (f32-representable values).
+pub struct Draw {
+    /// Parameters.
+    pub params: LayerParams,
+    /// Inputs of the forward.
+    pub inputs: LayerInputs,
+    /// Gradients arriving at the outputs.
+    pub grads: OutputGrads,
+}
+
 fn to_f32<'a>(values: impl IntoIterator<Item = &'a f64>) -> Vec<f32> {
     values.into_iter().map(|&v| v as f32).collect()
 }
 
 impl Case {
-    /// Runs the case on the device and on the reference and compares every tensor.
-    pub fn run(&self, ctx: &Context) -> Result<Report, String> {
-        let c = &self.config;
+    /// The case's tensors, a function of its seed.
+    pub fn draw(&self) -> Draw {
         let mut sampler = Sampler::new(self.seed);
-        let params = sampler.params(c, self.regime);
-        let inputs = sampler.inputs(c, &self.batch, self.h0, self.regime);
-        let grads = sampler.output_grads(c, &self.batch, self.dht);
-        let layer = Layer::new(*c, params.clone()).map_err(|e| e.to_string())?;
-        let want = layer.forward(&inputs).map_err(|e| e.to_string())?;
-        let want_grads = layer.backward(&inputs, &grads).map_err(|e| e.to_string())?;
+        Draw {
+            params: sampler.params(&self.config, self.regime),
+            inputs: sampler.inputs(&self.config, &self.batch, self.h0, self.regime),
+            grads: sampler.output_grads(&self.config, &self.batch, self.dht),
+        }
+    }
 
-        let device_config =
+    /// A device tape for the case's layer and batch, with `draw` uploaded: parameters, inputs and
+    /// output gradients.
+    pub fn tape(&self, ctx: &Context, draw: &Draw) -> Result<Tape, gdn_train::Error> {
+        let c = &self.config;
+        let config =
             gdn_train::LayerConfig { nk: c.nk, nv: c.nv, dk: c.dk, dv: c.dv, kk: c.kk, rms_eps: c.rms_eps as f32 };
-        let device_batch = match &self.batch {
+        let batch = match &self.batch {
             Batch::Fixed { b, t } => gdn_train::Batch::Fixed { b: *b, t: *t },
             Batch::Packed { cu_seqlens } => gdn_train::Batch::Packed { cu_seqlens: cu_seqlens.clone() },
         };
@@ -103,21 +127,35 @@ impl Case {
             initial_state: self.h0,
             final_state_grad: self.dht,
             checkpoint_interval: self.checkpoint_interval,
+            ..TapeOptions::default()
         };
-        let tape = Tape::new(ctx, device_config, device_batch, options).map_err(|e| e.to_string())?;
-        let (a_log, dt_bias, norm, conv) =
-            (to_f32(&params.a_log), to_f32(&params.dt_bias), to_f32(&params.norm), to_f32(&params.conv));
-        tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv })
-            .map_err(|e| e.to_string())?;
-        let (qkv, z, a, b) = (to_f32(&inputs.qkv), to_f32(&inputs.z), to_f32(&inputs.a), to_f32(&inputs.b));
-        let h0 = inputs.h0.as_ref().map(|h| to_f32(h.iter()));
+        let tape = Tape::new(ctx, config, batch, options)?;
+        let p = &draw.params;
+        let (a_log, dt_bias, norm, conv) = (to_f32(&p.a_log), to_f32(&p.dt_bias), to_f32(&p.norm), to_f32(&p.conv));
+        tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv })?;
+        let x = &draw.inputs;
+        let (qkv, z, a, b) = (to_f32(&x.qkv), to_f32(&x.z), to_f32(&x.a), to_f32(&x.b));
+        let h0 = x.h0.as_ref().map(|h| to_f32(h.iter()));
+        tape.write_inputs(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref() })?;
+        let dht = draw.grads.dht.as_ref().map(|d| to_f32(d.iter()));
+        tape.write_output_grads(&to_f32(&draw.grads.dout), dht.as_deref())?;
+        Ok(tape)
+    }
+
+    /// Runs the case on the device, its outputs poisoned with NaN first, and on the reference, and
+    /// compares every tensor.
+    pub fn run(&self, ctx: &Context) -> Result<Report, CaseError> {
+        let draw = self.draw();
+        let layer = Layer::new(self.config, draw.params.clone())?;
+        let want = layer.forward(&draw.inputs)?;
+        let want_grads = layer.backward(&draw.inputs, &draw.grads)?;
+
+        let tape = self.tape(ctx, &draw)?;
         tape.fill_outputs_with_nan();
-        let got = tape
-            .run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref() })
-            .map_err(|e| e.to_string())?;
-        let dout = to_f32(&grads.dout);
-        let dht = grads.dht.as_ref().map(|d| to_f32(d.iter()));
-        let got_grads = tape.run_backward(&dout, dht.as_deref()).map_err(|e| e.to_string())?;
+        tape.forward()?;
+        let got = tape.read_outputs()?;
+        tape.backward()?;
+        let got_grads = tape.read_gradients()?;
 
         let mut errors = vec![
             compare(Tensor::Out, &got.out, want.out.iter()),

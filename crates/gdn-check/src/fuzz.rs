@@ -144,7 +144,7 @@ pub fn campaign(
     let cases_run = RefCell::new(0);
     let progress = RefCell::new(&mut progress);
     let result = runner.run(&space.cases(), |case| {
-        let report = case.run(ctx).map_err(TestCaseError::fail)?;
+        let report = case.run(ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
         *cases_run.borrow_mut() += 1;
         (progress.borrow_mut())(&case, &report);
         let mut worst = worst.borrow_mut();

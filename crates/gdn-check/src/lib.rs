@@ -12,7 +12,7 @@ pub mod fuzz;
 pub mod presets;
 mod report;
 
-pub use case::{Case, Tensor};
+pub use case::{Case, CaseError, Draw, Tensor};
 pub use report::{Report, TensorError};
 
 /// The spec's bar for `out` and `hT` of an f32 kernel.

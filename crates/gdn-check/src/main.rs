@@ -9,9 +9,9 @@ use clap::{Args, Parser, Subcommand};
 use gdn_check::Case;
 use gdn_check::fuzz::{Space, campaign};
 use gdn_check::presets::{PRESETS, Preset};
-use gdn_ref::sample::{Regime, Sampler};
+use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::{Context, Inputs, Params, Pass, Tape, TapeOptions};
+use gdn_train::{Context, Pass};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -153,10 +153,11 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         checkpoint_interval: args.checkpoint_interval,
         seed: args.seed,
     };
-    let report = case.run(&ctx)?;
+    let report = case.run(&ctx).map_err(|e| e.to_string())?;
     print!("{}", report.table());
 
-    let (forward, backward, clock, kernels) = time(&ctx, config, args)?;
+    let whole = Case { batch: Batch::Fixed { b: args.batch, t: args.seq }, seed: args.seed + 1, ..case };
+    let (forward, backward, clock, kernels) = time(&whole, &ctx, args)?;
     let tokens = (args.batch * args.seq) as f64;
     println!("\ndevice time, median of {} ({clock:?}):", args.repeat);
     for (name, t) in [("forward", forward), ("backward", backward), ("forward + backward", forward + backward)] {
@@ -178,50 +179,12 @@ type KernelTimes = Vec<(String, Duration)>;
 
 /// Median device times of forward and backward over the whole batch, and per kernel when asked.
 fn time(
+    case: &Case,
     ctx: &Context,
-    config: LayerConfig,
     args: &RunArgs,
 ) -> Result<(Duration, Duration, gdn_train::Clock, KernelTimes), String> {
     let err = |e: gdn_train::Error| e.to_string();
-    let batch = Batch::Fixed { b: args.batch, t: args.seq };
-    let mut sampler = Sampler::new(args.seed + 1);
-    let params = sampler.params(&config, Regime::Typical);
-    let inputs = sampler.inputs(&config, &batch, args.state, Regime::Typical);
-    let grads = sampler.output_grads(&config, &batch, args.state);
-    let f32s = |a: &mut dyn Iterator<Item = &f64>| a.map(|&v| v as f32).collect::<Vec<f32>>();
-    let device_config = gdn_train::LayerConfig {
-        nk: config.nk,
-        nv: config.nv,
-        dk: config.dk,
-        dv: config.dv,
-        kk: config.kk,
-        rms_eps: 1e-6,
-    };
-    let options = TapeOptions {
-        initial_state: args.state,
-        final_state_grad: args.state,
-        checkpoint_interval: args.checkpoint_interval,
-    };
-    let tape =
-        Tape::new(ctx, device_config, gdn_train::Batch::Fixed { b: args.batch, t: args.seq }, options).map_err(err)?;
-    let (a_log, dt_bias, norm, conv) = (
-        f32s(&mut params.a_log.iter()),
-        f32s(&mut params.dt_bias.iter()),
-        f32s(&mut params.norm.iter()),
-        f32s(&mut params.conv.iter()),
-    );
-    tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv }).map_err(err)?;
-    let h0 = inputs.h0.as_ref().map(|h| f32s(&mut h.iter()));
-    let (qkv, z, a, b) = (
-        f32s(&mut inputs.qkv.iter()),
-        f32s(&mut inputs.z.iter()),
-        f32s(&mut inputs.a.iter()),
-        f32s(&mut inputs.b.iter()),
-    );
-    tape.write_inputs(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref() }).map_err(err)?;
-    let dht = grads.dht.as_ref().map(|d| f32s(&mut d.iter()));
-    tape.write_output_grads(&f32s(&mut grads.dout.iter()), dht.as_deref()).map_err(err)?;
-
+    let tape = case.tape(ctx, &case.draw()).map_err(err)?;
     let mut clock = gdn_train::Clock::WallClock;
     let mut median = |pass: Pass| -> Result<Duration, String> {
         // Warm up until the GPU has been busy for a while: clocks ramp up under load.

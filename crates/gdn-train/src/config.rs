@@ -1,6 +1,6 @@
 //! What a tape is built for: the layer's sizes, the batch layout and the tape's options.
 
-use crate::{Error, Result};
+use crate::{Error, Family, Result};
 
 /// Sizes of one Gated DeltaNet layer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -123,10 +123,12 @@ pub struct TapeOptions {
     /// Steps between the forward's state checkpoints: the backward replays one interval at a time.
     /// Larger saves checkpoint memory and costs scratch memory.
     pub checkpoint_interval: usize,
+    /// The kernel family that computes the layer.
+    pub family: Family,
 }
 
 impl Default for TapeOptions {
     fn default() -> Self {
-        Self { initial_state: false, final_state_grad: false, checkpoint_interval: 32 }
+        Self { initial_state: false, final_state_grad: false, checkpoint_interval: 32, family: Family::Recurrent }
     }
 }

@@ -1,7 +1,7 @@
 //! Host convenience on top of [`Tape`]: upload the parameters and inputs from slices, run, and
 //! read the results back — for tests, tools and callers that keep their tensors on the host.
 
-use crate::tape::TapeBuffer;
+use crate::tape_buffer::TapeBuffer;
 use crate::{Error, Result, Tape};
 
 /// The layer's parameters, row-major f32: `a_log`, `dt_bias` `[nv]`, `norm` `[dv]`, `conv` `[C, kk]`.
@@ -102,7 +102,7 @@ impl Tape {
     pub fn run_forward(&self, inputs: &Inputs) -> Result<Outputs> {
         self.write_inputs(inputs)?;
         self.forward()?;
-        Ok(Outputs { out: self.read(TapeBuffer::Out)?, ht: self.read(TapeBuffer::Ht)? })
+        self.read_outputs()
     }
 
     /// Uploads the output gradients, runs the backward (after a forward on the same tape) and
@@ -110,6 +110,16 @@ impl Tape {
     pub fn run_backward(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<Gradients> {
         self.write_output_grads(dout, dht)?;
         self.backward()?;
+        self.read_gradients()
+    }
+
+    /// Reads `out` and `hT` back, waiting for the queue.
+    pub fn read_outputs(&self) -> Result<Outputs> {
+        Ok(Outputs { out: self.read(TapeBuffer::Out)?, ht: self.read(TapeBuffer::Ht)? })
+    }
+
+    /// Reads every gradient back, waiting for the queue.
+    pub fn read_gradients(&self) -> Result<Gradients> {
         Ok(Gradients {
             dqkv: self.read(TapeBuffer::Dqkv)?,
             dz: self.read(TapeBuffer::Dz)?,

@@ -12,9 +12,9 @@
 //!   the gradients of the four inputs and of the parameters (`a_log`, `dt_bias`, `norm`, `conv`),
 //!   and packed variable-length batches ([`Batch::Packed`]).
 //!
-//! The kernels are `gdn_wgsl`'s recurrent family: the state recurrence runs serially in time with
-//! the state in registers, checkpointed every [`TapeOptions::checkpoint_interval`] steps; the
-//! backward replays one interval at a time.
+//! The kernels are `gdn_wgsl`'s; a [`Family`] decides which run. The recurrent family runs the
+//! state recurrence serially in time with the state in registers, checkpointed every
+//! [`TapeOptions::checkpoint_interval`] steps; the backward replays one interval at a time.
 //!
 //! ```no_run
 //! use gdn_train::{Batch, Context, Inputs, LayerConfig, Params, Tape, TapeOptions};
@@ -35,17 +35,21 @@ mod buffers;
 mod config;
 mod context;
 mod error;
+mod family;
 mod host;
 mod pipelines;
 mod plan;
 mod recurrent;
 mod tape;
+mod tape_buffer;
 mod timing;
 
 pub use config::{Batch, LayerConfig, TapeOptions};
 pub use context::{Context, ContextOptions};
 pub use error::{Error, Result};
+pub use family::Family;
 pub use host::{Gradients, Inputs, Outputs, Params};
-pub use tape::{Tape, TapeBuffer};
+pub use tape::Tape;
+pub use tape_buffer::TapeBuffer;
 pub use timing::{Clock, Pass};
 pub use wgpu;

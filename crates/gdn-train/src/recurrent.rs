@@ -3,10 +3,10 @@
 //! which buffers the family needs beyond the layer's own tensors and in which order its kernels
 //! run; the kernels themselves are `gdn_wgsl`'s.
 
-use crate::config::{LayerConfig, TapeOptions};
+use crate::family::Geometry;
 use crate::plan::{Named, Plan, folded};
 use crate::{Context, Result};
-use gdn_wgsl::{COLUMNS, ELEMENTS, HeadDims, Kernel, ReduceUniform, Tiling};
+use gdn_wgsl::{COLUMNS, ELEMENTS, Kernel, ReduceUniform, Tiling};
 
 /// Slot of each sequence's first checkpoint (`[seqs + 1]`, the last the total): a sequence of `len`
 /// tokens keeps `ceil(len / interval)` states, one at the start of each interval.
@@ -18,18 +18,13 @@ pub(crate) fn checkpoint_offsets(offsets: &[usize], interval: usize) -> Vec<usiz
     first
 }
 
-/// Words of the family's own buffers.
-pub(crate) fn buffer_words(
-    config: &LayerConfig,
-    dims: HeadDims,
-    tokens: usize,
-    seqs: usize,
-    checkpoints: usize,
-    options: &TapeOptions,
-) -> Vec<(&'static str, usize)> {
-    let back = Tiling::backward(dims);
-    let heads = seqs * config.nv;
-    let interval = options.checkpoint_interval;
+/// Words of the family's own buffers: checkpoints, the backward's scratch, the dg/dβ partials.
+pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
+    let (config, tokens) = (g.config, g.tokens());
+    let back = Tiling::backward(g.dims);
+    let heads = g.sequences() * config.nv;
+    let interval = g.options.checkpoint_interval;
+    let checkpoints = *checkpoint_offsets(g.offsets, interval).last().expect("non-empty");
     let states = heads * interval * (back.ry * back.rx * back.threads()) as usize;
     let kv_rows = heads * interval * back.columns() as usize;
     vec![
@@ -43,7 +38,8 @@ pub(crate) fn buffer_words(
 const SUMS: [(&str, &str); 3] = [("dnorm_term", "dnorm"), ("dlog_term", "da_log"), ("da", "ddt_bias")];
 
 /// Shape of each column sum of the backward, in the order of [`backward`]'s sums: dconv first.
-pub(crate) fn reductions(config: &LayerConfig, tokens: usize) -> [ReduceUniform; 4] {
+pub(crate) fn reductions(g: &Geometry) -> [ReduceUniform; 4] {
+    let (config, tokens) = (g.config, g.tokens());
     let shape = |rows: usize, cols: usize| {
         let rows_per_block = rows.div_ceil(1024).max(64);
         ReduceUniform {
@@ -62,14 +58,8 @@ pub(crate) fn reductions(config: &LayerConfig, tokens: usize) -> [ReduceUniform;
 }
 
 /// The forward: conv, q/k norms, gates, the recurrence, the gated norm.
-pub(crate) fn forward(
-    ctx: &Context,
-    config: &LayerConfig,
-    dims: HeadDims,
-    tokens: usize,
-    seqs: usize,
-    buffers: &Named,
-) -> Result<Plan> {
+pub(crate) fn forward(ctx: &Context, g: &Geometry, buffers: &Named) -> Result<Plan> {
+    let (config, dims, tokens, seqs) = (g.config, g.dims, g.tokens(), g.sequences());
     let mut plan = Plan::default();
     let elements = |n: usize| n.div_ceil(ELEMENTS as usize);
     let column_blocks = config.dv.div_ceil(Tiling::forward(dims).columns() as usize);
@@ -90,13 +80,11 @@ pub(crate) fn forward(
 /// `reduce` holds the uniforms of [`reductions`], in order.
 pub(crate) fn backward(
     ctx: &Context,
-    config: &LayerConfig,
-    dims: HeadDims,
-    tokens: usize,
-    seqs: usize,
+    g: &Geometry,
     buffers: &Named,
     reduce: &[(ReduceUniform, wgpu::Buffer); 4],
 ) -> Result<Plan> {
+    let (config, dims, tokens, seqs) = (g.config, g.dims, g.tokens(), g.sequences());
     let mut plan = Plan::default();
     let elements = |n: usize| n.div_ceil(ELEMENTS as usize);
     let steps = [

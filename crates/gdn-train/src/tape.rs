@@ -1,94 +1,14 @@
 //! [`Tape`]: every device buffer of one layer for one batch shape, allocated once and reused by
-//! every step, with the forward and backward recorded against them.
+//! every step, with the forward and backward of its kernel family recorded against them.
 
 use crate::buffers::{read_f32, storage, uniform};
 use crate::config::{Batch, LayerConfig, TapeOptions};
+use crate::family::Geometry;
 use crate::plan::{Named, Plan};
-use crate::{Context, Error, Result, recurrent};
+use crate::tape_buffer::TapeBuffer;
+use crate::{Context, Error, Result};
 use gdn_wgsl::{HeadDims, LayerUniform};
 use std::collections::HashMap;
-
-/// The tape's buffers a caller reads or writes, for chaining with its own device work.
-///
-/// Token-major tensors are `[tokens, …]` row-major, f32: `tokens = B·T` (or `Ttot`); states are
-/// `[sequences, nv, dk, dv]`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TapeBuffer {
-    /// Input: raw qkv projection, `[tokens, C]`.
-    Qkv,
-    /// Input: output-gate logits, `[tokens, nv·dv]`.
-    Z,
-    /// Input: decay logits, `[tokens, nv]`.
-    A,
-    /// Input: write-strength logits, `[tokens, nv]`.
-    B,
-    /// Input: initial states (tapes with `initial_state`).
-    H0,
-    /// Parameter `[nv]`.
-    ALog,
-    /// Parameter `[nv]`.
-    DtBias,
-    /// Parameter `[dv]`.
-    Norm,
-    /// Parameter `[C, kk]`.
-    Conv,
-    /// Output of the forward, `[tokens, nv·dv]`.
-    Out,
-    /// Final states written by the forward.
-    Ht,
-    /// Input of the backward: gradient of `out`.
-    Dout,
-    /// Input of the backward: gradient of the final states (tapes with `final_state_grad`).
-    Dht,
-    /// Gradient of `qkv`.
-    Dqkv,
-    /// Gradient of `z`.
-    Dz,
-    /// Gradient of `a`.
-    Da,
-    /// Gradient of `b`.
-    Db,
-    /// Gradient of `h0` (tapes with `initial_state`).
-    Dh0,
-    /// Gradient of `a_log`.
-    DaLog,
-    /// Gradient of `dt_bias`.
-    DdtBias,
-    /// Gradient of `norm`.
-    Dnorm,
-    /// Gradient of `conv`.
-    Dconv,
-}
-
-impl TapeBuffer {
-    /// The binding name the kernels use for it.
-    pub fn name(self) -> &'static str {
-        match self {
-            TapeBuffer::Qkv => "qkv",
-            TapeBuffer::Z => "z",
-            TapeBuffer::A => "a",
-            TapeBuffer::B => "b",
-            TapeBuffer::H0 => "h0",
-            TapeBuffer::ALog => "a_log",
-            TapeBuffer::DtBias => "dt_bias",
-            TapeBuffer::Norm => "norm",
-            TapeBuffer::Conv => "conv",
-            TapeBuffer::Out => "out",
-            TapeBuffer::Ht => "ht",
-            TapeBuffer::Dout => "dout",
-            TapeBuffer::Dht => "dht",
-            TapeBuffer::Dqkv => "dqkv",
-            TapeBuffer::Dz => "dz",
-            TapeBuffer::Da => "da",
-            TapeBuffer::Db => "db",
-            TapeBuffer::Dh0 => "dh0",
-            TapeBuffer::DaLog => "da_log",
-            TapeBuffer::DdtBias => "ddt_bias",
-            TapeBuffer::Dnorm => "dnorm",
-            TapeBuffer::Dconv => "dconv",
-        }
-    }
-}
 
 /// Buffers the caller fills; every other buffer is written by the kernels.
 const CALLER_WRITTEN: [&str; 12] =
@@ -117,14 +37,15 @@ impl Tape {
         }
         let offsets = batch.offsets()?;
         let (tokens, seqs) = (*offsets.last().expect("offsets are non-empty"), offsets.len() - 1);
-        let checkpoint_first = recurrent::checkpoint_offsets(&offsets, options.checkpoint_interval);
-        let checkpoints = *checkpoint_first.last().expect("non-empty");
+        let family = options.family;
+        let geometry = Geometry { config: &config, dims, options: &options, offsets: &offsets };
+        let family_index = family.index_words(&geometry);
 
         let (c, v, nv, state) = (config.channels(), config.value_width(), config.nv, config.state_size());
         let states = seqs * nv * state;
         let optional = |present: bool| if present { states } else { 0 };
         let mut words = vec![
-            ("index", 2 * (seqs + 1) + tokens),
+            ("index", seqs + 1 + family_index.len() + tokens),
             ("qkv", tokens * c),
             ("z", tokens * v),
             ("a", tokens * nv),
@@ -160,8 +81,8 @@ impl Tape {
             ("dnorm", config.dv),
             ("dconv", c * config.kk),
         ];
-        words.extend(recurrent::buffer_words(&config, dims, tokens, seqs, checkpoints, &options));
-        let reductions = recurrent::reductions(&config, tokens);
+        words.extend(family.buffer_words(&geometry));
+        let reductions = family.reductions(&geometry);
         let partial = reductions.iter().map(|r| (r.blocks * r.cols) as usize).max().unwrap_or(0);
         words.push(("partial", partial));
 
@@ -174,7 +95,7 @@ impl Tape {
         };
         let index: Vec<u32> = offsets
             .iter()
-            .chain(&checkpoint_first)
+            .chain(&family_index)
             .copied()
             .chain(offsets.windows(2).enumerate().flat_map(|(n, w)| std::iter::repeat_n(n, w[1] - w[0])))
             .map(to_u32)
@@ -202,8 +123,8 @@ impl Tape {
 
         let mut named: Named = buffers.iter().map(|(name, (buffer, _))| (*name, buffer)).collect();
         named.insert("layer", &layer);
-        let forward = recurrent::forward(ctx, &config, dims, tokens, seqs, &named)?;
-        let backward = recurrent::backward(ctx, &config, dims, tokens, seqs, &named, &reduce)?;
+        let forward = family.forward(ctx, &geometry, &named)?;
+        let backward = family.backward(ctx, &geometry, &named, &reduce)?;
         drop(named);
         buffers.insert("layer", (layer, 0));
         for (n, (_, buffer)) in reduce.into_iter().enumerate() {
