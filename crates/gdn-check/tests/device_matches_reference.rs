@@ -41,6 +41,7 @@ fn check_all(cases: &[Case]) {
     assert!(failed.is_empty(), "cases over their bars:\n{}", failed.join("\n"));
 }
 
+/// Head dims from 8 to 256, unequal pairs and sizes that are not powers of two.
 #[test]
 fn head_dims_including_unequal_and_not_powers_of_two() {
     check_all(&[
@@ -50,6 +51,8 @@ fn head_dims_including_unequal_and_not_powers_of_two() {
         case(config(1, 1, 48, 80, 4), Batch::Fixed { b: 1, t: 5 }, false, true, 4, 4),
         case(config(1, 2, 128, 128, 4), Batch::Fixed { b: 1, t: 6 }, true, true, 4, 5),
         case(config(1, 1, 8, 24, 2), Batch::Fixed { b: 2, t: 5 }, true, true, 2, 6),
+        case(config(1, 1, 256, 256, 4), Batch::Fixed { b: 1, t: 3 }, true, true, 2, 7),
+        case(config(1, 1, 192, 160, 3), Batch::Fixed { b: 1, t: 3 }, false, true, 2, 8),
     ]);
 }
 
