@@ -191,7 +191,7 @@ fn time(
         let warm_up = std::time::Instant::now();
         for run in 0.. {
             tape.time(pass).map_err(err)?;
-            if run >= 3 && warm_up.elapsed() > Duration::from_millis(500) {
+            if run >= 1 && warm_up.elapsed() > Duration::from_millis(500) {
                 break;
             }
         }

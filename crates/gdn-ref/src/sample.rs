@@ -6,8 +6,8 @@
 
 use crate::{Batch, LayerConfig, LayerInputs, LayerParams, OutputGrads};
 use ndarray::{Array, Array1, Dimension, IntoDimension};
+use rand::SeedableRng;
 use rand::rngs::StdRng;
-use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, Normal, Uniform};
 
 /// Which gate values a draw aims at.
@@ -88,21 +88,6 @@ impl Sampler {
             dout: self.normal((b, t, config.value_width()), 0.0, 1.0),
             dht: with_dht.then(|| self.normal(self::state_dims(config, batch), 0.0, 1.0)),
         }
-    }
-
-    /// Random sequence lengths summing to `tokens`, each at least one: offsets `[0, …, tokens]`
-    /// for `sequences` sequences.
-    pub fn cu_seqlens(&mut self, tokens: usize, sequences: usize) -> Vec<usize> {
-        assert!((1..=tokens).contains(&sequences), "need 1 ≤ sequences ≤ tokens");
-        let mut cuts: Vec<usize> =
-            rand::seq::index::sample(&mut self.rng, tokens - 1, sequences - 1).into_iter().map(|c| c + 1).collect();
-        cuts.sort_unstable();
-        std::iter::once(0).chain(cuts).chain(std::iter::once(tokens)).collect()
-    }
-
-    /// A uniform integer in `range`.
-    pub fn below(&mut self, range: std::ops::Range<usize>) -> usize {
-        self.rng.random_range(range)
     }
 
     fn normal<Sh: IntoDimension>(&mut self, shape: Sh, mean: f64, std: f64) -> Array<f64, Sh::Dim> {
