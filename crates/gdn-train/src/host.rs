@@ -79,23 +79,25 @@ impl Tape {
         self.write(TapeBuffer::Z, inputs.z)?;
         self.write(TapeBuffer::A, inputs.a)?;
         self.write(TapeBuffer::B, inputs.b)?;
-        match (inputs.h0, self.options().initial_state) {
-            (Some(h0), true) => self.write(TapeBuffer::H0, h0),
-            (None, false) => Ok(()),
-            (Some(_), false) => Err(presence("h0", "given, but the tape was created without initial_state")),
-            (None, true) => Err(presence("h0", "missing: the tape was created with initial_state")),
-        }
+        self.write_optional(TapeBuffer::H0, inputs.h0, self.options().initial_state, "initial_state")
     }
 
     /// Uploads the gradients arriving at the outputs.
     pub fn write_output_grads(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<()> {
         self.write(TapeBuffer::Dout, dout)?;
-        match (dht, self.options().final_state_grad) {
-            (Some(dht), true) => self.write(TapeBuffer::Dht, dht),
-            (None, false) => Ok(()),
-            (Some(_), false) => Err(presence("dht", "given, but the tape was created without final_state_grad")),
-            (None, true) => Err(presence("dht", "missing: the tape was created with final_state_grad")),
-        }
+        self.write_optional(TapeBuffer::Dht, dht, self.options().final_state_grad, "final_state_grad")
+    }
+
+    /// Uploads an optional tensor, which must be given exactly when the tape has room for it
+    /// (`option` of [`crate::TapeOptions`]).
+    fn write_optional(&self, which: TapeBuffer, data: Option<&[f32]>, room: bool, option: &str) -> Result<()> {
+        let reason = match (data, room) {
+            (Some(data), true) => return self.write(which, data),
+            (None, false) => return Ok(()),
+            (Some(_), false) => format!("given, but the tape was created without {option}"),
+            (None, true) => format!("missing: the tape was created with {option}"),
+        };
+        Err(Error::Presence { name: which.name(), reason })
     }
 
     /// Uploads `inputs`, runs the forward and reads `out` and `hT` back.
@@ -132,8 +134,4 @@ impl Tape {
             dconv: self.read(TapeBuffer::Dconv)?,
         })
     }
-}
-
-fn presence(name: &'static str, reason: &str) -> Error {
-    Error::Presence { name, reason: reason.into() }
 }

@@ -42,6 +42,7 @@ mod plan;
 mod recurrent;
 mod tape;
 mod tape_buffer;
+mod timestamps;
 mod timing;
 
 pub use config::{Batch, LayerConfig, TapeOptions};

@@ -3,6 +3,7 @@
 //! into one compute pass.
 
 use crate::pipelines::KernelPipeline;
+use crate::timestamps::Timestamps;
 use crate::{Context, Error, Result};
 use gdn_wgsl::{HeadDims, Kernel};
 use std::collections::HashMap;
@@ -71,65 +72,33 @@ impl Plan {
         let mut pass = encoder
             .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: timestamps });
         for d in &self.dispatches {
-            pass.set_pipeline(&d.pipeline.pipeline);
-            pass.set_bind_group(0, &d.bind_group, &[]);
-            pass.dispatch_workgroups(d.grid.0, d.grid.1, 1);
+            d.record(&mut pass);
         }
+    }
+
+    /// Records every dispatch into a compute pass of its own, bracketed by pair `n` of
+    /// `timestamps`; returns the kernels' names in order.
+    pub fn encode_each(&self, encoder: &mut wgpu::CommandEncoder, timestamps: &Timestamps) -> Vec<&'static str> {
+        for (n, d) in self.dispatches.iter().enumerate() {
+            let writes = Some(timestamps.pass_writes(n));
+            d.record(
+                &mut encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: writes }),
+            );
+        }
+        self.dispatches.iter().map(|d| d.pipeline.source.kernel.name()).collect()
+    }
+
+    /// Number of dispatches.
+    pub fn len(&self) -> usize {
+        self.dispatches.len()
     }
 }
 
-impl Plan {
-    /// Runs every dispatch in a compute pass of its own between two GPU timestamps and returns
-    /// each kernel's time, in order. Needs `TIMESTAMP_QUERY`; a diagnostic, not a fast path.
-    pub fn profile(&self, ctx: &Context) -> Result<Vec<(&'static str, std::time::Duration)>> {
-        if !ctx.device().features().contains(wgpu::Features::TIMESTAMP_QUERY) {
-            return Err(Error::Device {
-                during: "profiling".into(),
-                message: "the device has no timestamp queries".into(),
-            });
-        }
-        let count = 2 * self.dispatches.len() as u32;
-        let queries = ctx.device().create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("profile"),
-            ty: wgpu::QueryType::Timestamp,
-            count,
-        });
-        let resolved = crate::buffers::storage(ctx, "profile timestamps", 2 * count as usize)?;
-        let resolve = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("profile resolve"),
-            size: 8 * u64::from(count),
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        let mut encoder =
-            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
-        for (n, d) in self.dispatches.iter().enumerate() {
-            let writes = wgpu::ComputePassTimestampWrites {
-                query_set: &queries,
-                beginning_of_pass_write_index: Some(2 * n as u32),
-                end_of_pass_write_index: Some(2 * n as u32 + 1),
-            };
-            let mut pass = encoder
-                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: Some(writes) });
-            pass.set_pipeline(&d.pipeline.pipeline);
-            pass.set_bind_group(0, &d.bind_group, &[]);
-            pass.dispatch_workgroups(d.grid.0, d.grid.1, 1);
-        }
-        encoder.resolve_query_set(&queries, 0..count, &resolve, 0);
-        encoder.copy_buffer_to_buffer(&resolve, 0, &resolved, 0, 8 * u64::from(count));
-        ctx.queue().submit([encoder.finish()]);
-        let words = crate::buffers::read_f32(ctx, &resolved, 2 * count as usize)?;
-        let ticks = bytemuck::pod_collect_to_vec::<f32, u64>(&words);
-        let period = f64::from(ctx.queue().get_timestamp_period());
-        Ok(self
-            .dispatches
-            .iter()
-            .zip(ticks.chunks(2))
-            .map(|(d, t)| {
-                let nanos = t[1].saturating_sub(t[0]) as f64 * period;
-                (d.pipeline.source.kernel.name(), std::time::Duration::from_nanos(nanos as u64))
-            })
-            .collect())
+impl Dispatch {
+    fn record(&self, pass: &mut wgpu::ComputePass) {
+        pass.set_pipeline(&self.pipeline.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(self.grid.0, self.grid.1, 1);
     }
 }
 

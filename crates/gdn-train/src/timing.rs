@@ -1,7 +1,9 @@
 //! Device time of a forward or backward: GPU timestamps around the compute pass where the device
 //! has them, else the wall time of a submission and a wait.
 
-use crate::{Error, Result, Tape};
+use crate::plan::Plan;
+use crate::timestamps::Timestamps;
+use crate::{Result, Tape};
 use std::time::{Duration, Instant};
 
 /// Which half of the layer to time.
@@ -27,52 +29,37 @@ impl Tape {
     /// in dispatch order (the parameter sums appear as their partial and finish kernels). Needs
     /// timestamp queries.
     pub fn profile(&self, pass: Pass) -> Result<Vec<(&'static str, Duration)>> {
-        let (forward, backward) = self.plans();
-        if pass == Pass::Forward { forward } else { backward }.profile(self.context())
+        let (ctx, plan) = (self.context(), self.plan(pass));
+        let timestamps = Timestamps::new(ctx, plan.len())?;
+        let mut encoder =
+            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+        let names = plan.encode_each(&mut encoder, &timestamps);
+        timestamps.resolve(&mut encoder);
+        ctx.queue().submit([encoder.finish()]);
+        Ok(names.into_iter().zip(timestamps.read(ctx)?).collect())
     }
 
-    /// Runs `pass` once on the tape's current contents and returns its device time.
+    /// Runs `pass` once on the tape's current contents and returns its device time: GPU timestamps
+    /// around its compute pass, or wall time around submit and wait on a device without them.
     pub fn time(&self, pass: Pass) -> Result<(Duration, Clock)> {
-        let ctx = self.context();
-        let (forward, backward) = self.plans();
-        let plan = if pass == Pass::Forward { forward } else { backward };
+        let (ctx, plan) = (self.context(), self.plan(pass));
         let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("timed") });
-        if !ctx.device().features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+        let Ok(timestamps) = Timestamps::new(ctx, 1) else {
             ctx.wait()?;
             let start = Instant::now();
             plan.encode(&mut encoder, "timed", None);
             ctx.queue().submit([encoder.finish()]);
             ctx.wait()?;
             return Ok((start.elapsed(), Clock::WallClock));
-        }
-        let queries = ctx.device().create_query_set(&wgpu::QuerySetDescriptor {
-            label: Some("timed"),
-            ty: wgpu::QueryType::Timestamp,
-            count: 2,
-        });
-        let resolved = ctx.device().create_buffer(&wgpu::BufferDescriptor {
-            label: Some("timestamps"),
-            size: 16,
-            usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-            mapped_at_creation: false,
-        });
-        plan.encode(
-            &mut encoder,
-            "timed",
-            Some(wgpu::ComputePassTimestampWrites {
-                query_set: &queries,
-                beginning_of_pass_write_index: Some(0),
-                end_of_pass_write_index: Some(1),
-            }),
-        );
-        encoder.resolve_query_set(&queries, 0..2, &resolved, 0);
+        };
+        plan.encode(&mut encoder, "timed", Some(timestamps.pass_writes(0)));
+        timestamps.resolve(&mut encoder);
         ctx.queue().submit([encoder.finish()]);
-        let words = crate::buffers::read_f32(ctx, &resolved, 4)?;
-        let ticks: Vec<u64> = bytemuck::pod_collect_to_vec::<f32, u64>(&words);
-        let period = f64::from(ctx.queue().get_timestamp_period());
-        let nanos = ticks[1]
-            .checked_sub(ticks[0])
-            .ok_or_else(|| Error::Device { during: "timing".into(), message: "timestamps out of order".into() })?;
-        Ok((Duration::from_nanos((nanos as f64 * period) as u64), Clock::GpuTimestamps))
+        Ok((timestamps.read(ctx)?[0], Clock::GpuTimestamps))
+    }
+
+    fn plan(&self, pass: Pass) -> &Plan {
+        let (forward, backward) = self.plans();
+        if pass == Pass::Forward { forward } else { backward }
     }
 }
