@@ -5,7 +5,7 @@ use crate::{GRADIENT_BAR, OUTPUT_BAR};
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::{Regime, Sampler};
 use gdn_ref::{Batch, Layer, LayerConfig, LayerInputs, LayerParams, OutputGrads};
-use gdn_train::{Context, Inputs, Params, Tape, TapeOptions};
+use gdn_train::{Context, Family, Inputs, Params, Tape, TapeOptions};
 
 /// Every tensor a case compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -82,8 +82,8 @@ pub struct Case {
     pub dht: bool,
     /// The gate regime of the draw.
     pub regime: Regime,
-    /// Steps between the device's state checkpoints.
-    pub checkpoint_interval: usize,
+    /// The device's kernel family, with its knobs.
+    pub family: Family,
     /// Seed of the draw.
     pub seed: u64,
 }
@@ -123,12 +123,7 @@ impl Case {
             Batch::Fixed { b, t } => gdn_train::Batch::Fixed { b: *b, t: *t },
             Batch::Packed { cu_seqlens } => gdn_train::Batch::Packed { cu_seqlens: cu_seqlens.clone() },
         };
-        let options = TapeOptions {
-            initial_state: self.h0,
-            final_state_grad: self.dht,
-            checkpoint_interval: self.checkpoint_interval,
-            ..TapeOptions::default()
-        };
+        let options = TapeOptions { initial_state: self.h0, final_state_grad: self.dht, family: self.family };
         let tape = Tape::new(ctx, config, batch, options)?;
         let p = &draw.params;
         let (a_log, dt_bias, norm, conv) = (to_f32(&p.a_log), to_f32(&p.dt_bias), to_f32(&p.norm), to_f32(&p.conv));

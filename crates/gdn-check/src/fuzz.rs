@@ -5,7 +5,7 @@
 use crate::{Case, Report, Tensor};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::Context;
+use gdn_train::{Context, Family};
 use proptest::prelude::*;
 use proptest::test_runner::{
     Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
@@ -29,14 +29,55 @@ pub struct Space {
     pub max_nk: usize,
     /// Most value heads per key head.
     pub max_rep: usize,
-    /// Longest checkpoint interval.
+    /// Longest checkpoint interval of the recurrent family.
     pub max_interval: usize,
+    /// The families drawn from.
+    pub families: Vec<FamilyKind>,
+}
+
+/// A kernel family, without its knobs (which a campaign draws).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FamilyKind {
+    /// [`Family::Recurrent`], checkpoint intervals 1 to [`Space::max_interval`].
+    Recurrent,
+    /// [`Family::Chunked`], chunks from [`CHUNKS`].
+    Chunked,
+}
+
+/// Chunk sizes a campaign draws: small ones put many chunk boundaries in short sequences, and the
+/// default 64.
+pub const CHUNKS: [usize; 9] = [1, 2, 3, 4, 5, 8, 16, 32, 64];
+
+impl FamilyKind {
+    /// Every family.
+    pub const ALL: [FamilyKind; 2] = [FamilyKind::Recurrent, FamilyKind::Chunked];
+
+    /// By name: `recurrent` or `chunked`.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Its name.
+    pub fn name(self) -> &'static str {
+        match self {
+            FamilyKind::Recurrent => "recurrent",
+            FamilyKind::Chunked => "chunked",
+        }
+    }
 }
 
 impl Space {
     /// Small enough for a software rasteriser on two cores: the campaign `cargo xtask verify` runs.
     pub fn quick() -> Self {
-        Self { dims: vec![8, 16, 24, 32, 48], max_sequences: 3, max_len: 12, max_nk: 2, max_rep: 4, max_interval: 6 }
+        Self {
+            dims: vec![8, 16, 24, 32, 48],
+            max_sequences: 3,
+            max_len: 72,
+            max_nk: 2,
+            max_rep: 4,
+            max_interval: 6,
+            families: FamilyKind::ALL.to_vec(),
+        }
     }
 
     /// Every generated head size up to 128 and longer sequences, for a GPU.
@@ -48,6 +89,7 @@ impl Space {
             max_nk: 3,
             max_rep: 4,
             max_interval: 40,
+            families: FamilyKind::ALL.to_vec(),
         }
     }
 
@@ -71,22 +113,27 @@ impl Space {
             1 => Just(Regime::WriteNothing),
             1 => Just(Regime::WriteAll),
         ];
+        let max_interval = self.max_interval;
+        let family = (proptest::sample::select(self.families.clone()), 1..=max_interval, 0..CHUNKS.len()).prop_map(
+            |(kind, checkpoint_interval, chunk)| match kind {
+                FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval },
+                FamilyKind::Chunked => Family::Chunked { chunk: CHUNKS[chunk] },
+            },
+        );
         (
             (dims.clone(), dims, heads, 1..=4usize),
             prop_oneof![fixed, packed],
             (any::<bool>(), any::<bool>(), regime),
-            (1..=self.max_interval, any::<u64>()),
+            (family, any::<u64>()),
         )
-            .prop_map(|((dk, dv, (nk, rep), kk), batch, (h0, dht, regime), (checkpoint_interval, seed))| {
-                Case {
-                    config: LayerConfig::new(nk, nk * rep, dk, dv, kk).expect("strategy draws valid sizes"),
-                    batch,
-                    h0,
-                    dht,
-                    regime,
-                    checkpoint_interval,
-                    seed,
-                }
+            .prop_map(|((dk, dv, (nk, rep), kk), batch, (h0, dht, regime), (family, seed))| Case {
+                config: LayerConfig::new(nk, nk * rep, dk, dv, kk).expect("strategy draws valid sizes"),
+                batch,
+                h0,
+                dht,
+                regime,
+                family,
+                seed,
             })
     }
 }

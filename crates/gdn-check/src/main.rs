@@ -7,11 +7,11 @@
 
 use clap::{Args, Parser, Subcommand};
 use gdn_check::Case;
-use gdn_check::fuzz::{Space, campaign};
+use gdn_check::fuzz::{FamilyKind, Space, campaign};
 use gdn_check::presets::{PRESETS, Preset};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::{Context, Pass};
+use gdn_train::{Context, Family, Pass};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -56,9 +56,15 @@ struct RunArgs {
     /// Override the conv taps.
     #[arg(long)]
     kk: Option<usize>,
-    /// Steps between state checkpoints.
+    /// Kernel family of the delta rule: recurrent or chunked.
+    #[arg(long, default_value = "recurrent")]
+    family: String,
+    /// Steps between state checkpoints (recurrent family).
     #[arg(long, default_value_t = 32)]
     checkpoint_interval: usize,
+    /// Tokens per chunk (chunked family).
+    #[arg(long, default_value_t = 64)]
+    chunk: usize,
     /// Start from a random initial state and feed a random dhT.
     #[arg(long)]
     state: bool,
@@ -87,6 +93,18 @@ struct FuzzArgs {
     /// Draw from the small space of the test suite instead of head sizes up to 128.
     #[arg(long)]
     quick: bool,
+    /// Kernel families to draw: recurrent, chunked or all.
+    #[arg(long, default_value = "all")]
+    family: String,
+}
+
+/// The family a `run` asks for, with its knob.
+fn family(args: &RunArgs) -> Result<Family, String> {
+    match FamilyKind::named(&args.family) {
+        Some(FamilyKind::Recurrent) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
+        Some(FamilyKind::Chunked) => Ok(Family::Chunked { chunk: args.chunk }),
+        None => Err(format!("unknown family {:?}; families: recurrent, chunked", args.family)),
+    }
 }
 
 fn main() -> ExitCode {
@@ -127,19 +145,11 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         args.kk.unwrap_or(base.kk),
     )
     .map_err(|e| e.to_string())?;
+    let family = family(args)?;
     let ctx = context()?;
     println!(
-        "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; batch {} × {} tokens; checkpoint interval {}",
-        preset.name,
-        preset.models,
-        config.nk,
-        config.nv,
-        config.dk,
-        config.dv,
-        config.kk,
-        args.batch,
-        args.seq,
-        args.checkpoint_interval
+        "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; batch {} × {} tokens; family {:?}",
+        preset.name, preset.models, config.nk, config.nv, config.dk, config.dv, config.kk, args.batch, args.seq, family
     );
 
     let sample = args.reference_sequences.clamp(1, args.batch);
@@ -150,7 +160,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         h0: args.state,
         dht: args.state,
         regime: Regime::Typical,
-        checkpoint_interval: args.checkpoint_interval,
+        family,
         seed: args.seed,
     };
     let report = case.run(&ctx).map_err(|e| e.to_string())?;
@@ -226,7 +236,12 @@ fn time(
 
 fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     let ctx = context()?;
-    let space = if args.quick { Space::quick() } else { Space::wide() };
+    let mut space = if args.quick { Space::quick() } else { Space::wide() };
+    if args.family != "all" {
+        let kind = FamilyKind::named(&args.family)
+            .ok_or_else(|| format!("unknown family {:?}; families: recurrent, chunked, all", args.family))?;
+        space.families = vec![kind];
+    }
     println!("fuzzing {} cases (seed {}) over {space:?}", args.cases, args.seed);
     let bar = indicatif::ProgressBar::new(u64::from(args.cases));
     bar.set_style(

@@ -1,12 +1,15 @@
 //! The device layer against the f64 reference, at the spec's bars, on hand-picked cases that cover
 //! head dims, conv taps, value heads per key head, T around the checkpoint interval and T = 1,
-//! B > 1, initial and final states, packed batches and the gate extremes. Runs on whatever adapter
-//! `Context::new` finds (lavapipe in CI) and fails when there is none.
+//! B > 1, initial and final states, packed batches and the gate extremes. Every case runs with every
+//! kernel family, its knob (checkpoint interval or chunk) set to the case's interval, so that
+//! sequences cross stored-state boundaries in both. Runs on whatever adapter `Context::new` finds
+//! (lavapipe in CI) and fails when there is none.
 
 use gdn_check::Case;
+use gdn_check::fuzz::FamilyKind;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::Context;
+use gdn_train::{Context, Family};
 use std::sync::OnceLock;
 
 fn context() -> &'static Context {
@@ -24,14 +27,31 @@ fn config(nk: usize, rep: usize, dk: usize, dv: usize, kk: usize) -> LayerConfig
     LayerConfig::new(nk, nk * rep, dk, dv, kk).expect("valid config")
 }
 
+/// A case of the recurrent family; [`check_all`] runs it with every family.
 fn case(config: LayerConfig, batch: Batch, h0: bool, dht: bool, interval: usize, seed: u64) -> Case {
-    Case { config, batch, h0, dht, regime: Regime::Typical, checkpoint_interval: interval, seed }
+    let family = Family::Recurrent { checkpoint_interval: interval };
+    Case { config, batch, h0, dht, regime: Regime::Typical, family, seed }
+}
+
+/// `case` with every family, each with the same interval as its knob.
+fn with_every_family(case: &Case) -> impl Iterator<Item = Case> + '_ {
+    let interval = match case.family {
+        Family::Recurrent { checkpoint_interval } => checkpoint_interval,
+        _ => unreachable!("cases are written for the recurrent family"),
+    };
+    FamilyKind::ALL.into_iter().map(move |kind| Case {
+        family: match kind {
+            FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval: interval },
+            FamilyKind::Chunked => Family::Chunked { chunk: interval },
+        },
+        ..case.clone()
+    })
 }
 
 fn check_all(cases: &[Case]) {
     let ctx = context();
     let mut failed = Vec::new();
-    for c in cases {
+    for c in cases.iter().flat_map(with_every_family) {
         let report = c.run(ctx).unwrap_or_else(|e| panic!("{c:?}: {e}"));
         println!("{c:?}\n{}", report.table());
         if !report.passes() {

@@ -120,15 +120,12 @@ pub struct TapeOptions {
     pub initial_state: bool,
     /// Room for a gradient `dhT` arriving at the final state.
     pub final_state_grad: bool,
-    /// Steps between the forward's state checkpoints: the backward replays one interval at a time.
-    /// Larger saves checkpoint memory and costs scratch memory.
-    pub checkpoint_interval: usize,
-    /// The kernel family that computes the layer.
+    /// The kernel family that computes the delta rule, with its knobs.
     pub family: Family,
 }
 
 impl Default for TapeOptions {
     fn default() -> Self {
-        Self { initial_state: false, final_state_grad: false, checkpoint_interval: 32, family: Family::Recurrent }
+        Self { initial_state: false, final_state_grad: false, family: Family::default() }
     }
 }

@@ -12,9 +12,9 @@
 //!   the gradients of the four inputs and of the parameters (`a_log`, `dt_bias`, `norm`, `conv`),
 //!   and packed variable-length batches ([`Batch::Packed`]).
 //!
-//! The kernels are `gdn_wgsl`'s; a [`Family`] decides which run. The recurrent family runs the
-//! state recurrence serially in time with the state in registers, checkpointed every
-//! [`TapeOptions::checkpoint_interval`] steps; the backward replays one interval at a time.
+//! The kernels are `gdn_wgsl`'s; a [`Family`] decides how the delta rule runs. The recurrent family
+//! runs the state recurrence serially in time with the state in registers, checkpointed; the
+//! chunked family turns it into matrix products over chunks of tokens, for long sequences.
 //!
 //! ```no_run
 //! use gdn_train::{Batch, Context, Inputs, LayerConfig, Params, Tape, TapeOptions};
@@ -32,11 +32,13 @@
 //! ```
 
 mod buffers;
+mod chunked;
 mod config;
 mod context;
 mod error;
 mod family;
 mod host;
+mod passes;
 mod pipelines;
 mod plan;
 mod recurrent;

@@ -4,6 +4,7 @@
 use crate::buffers::{read_f32, storage, uniform};
 use crate::config::{Batch, LayerConfig, TapeOptions};
 use crate::family::Geometry;
+use crate::passes;
 use crate::plan::{Named, Plan};
 use crate::tape_buffer::TapeBuffer;
 use crate::{Context, Error, Result};
@@ -32,20 +33,18 @@ impl Tape {
     pub fn new(ctx: &Context, config: LayerConfig, batch: Batch, options: TapeOptions) -> Result<Self> {
         config.validate()?;
         let dims = HeadDims::new(config.dk, config.dv)?;
-        if options.checkpoint_interval == 0 {
-            return Err(Error::Config { name: "checkpoint_interval", reason: "must be at least 1".into() });
-        }
+        let family = options.family;
+        family.validate()?;
         let offsets = batch.offsets()?;
         let (tokens, seqs) = (*offsets.last().expect("offsets are non-empty"), offsets.len() - 1);
-        let family = options.family;
-        let geometry = Geometry { config: &config, dims, options: &options, offsets: &offsets };
-        let family_index = family.index_words(&geometry);
+        let geometry = Geometry { config: &config, dims, family, offsets: &offsets };
+        let state_slots = geometry.state_slots();
 
         let (c, v, nv, state) = (config.channels(), config.value_width(), config.nv, config.state_size());
         let states = seqs * nv * state;
         let optional = |present: bool| if present { states } else { 0 };
         let mut words = vec![
-            ("index", seqs + 1 + family_index.len() + tokens),
+            ("index", seqs + 1 + state_slots.len() + tokens),
             ("qkv", tokens * c),
             ("z", tokens * v),
             ("a", tokens * nv),
@@ -82,7 +81,7 @@ impl Tape {
             ("dconv", c * config.kk),
         ];
         words.extend(family.buffer_words(&geometry));
-        let reductions = family.reductions(&geometry);
+        let reductions = passes::reductions(&geometry);
         let partial = reductions.iter().map(|r| (r.blocks * r.cols) as usize).max().unwrap_or(0);
         words.push(("partial", partial));
 
@@ -95,7 +94,7 @@ impl Tape {
         };
         let index: Vec<u32> = offsets
             .iter()
-            .chain(&family_index)
+            .chain(&state_slots)
             .copied()
             .chain(offsets.windows(2).enumerate().flat_map(|(n, w)| std::iter::repeat_n(n, w[1] - w[0])))
             .map(to_u32)
@@ -110,11 +109,11 @@ impl Tape {
             rep: to_u32(nv / config.nk)?,
             kk: to_u32(config.kk)?,
             channels: to_u32(c)?,
-            ckpt_interval: to_u32(options.checkpoint_interval)?,
+            ckpt_interval: to_u32(family.state_interval())?,
             has_h0: options.initial_state.into(),
             has_dht: options.final_state_grad.into(),
             rms_eps: config.rms_eps,
-            pad: 0,
+            gate_parts: to_u32(family.gate_parts(dims))?,
         };
         let layer = uniform(ctx, "layer", bytemuck::bytes_of(&layer))?;
         let reduce = reductions.map(|r| uniform(ctx, "reduce", bytemuck::bytes_of(&r)).map(|b| (r, b)));
@@ -123,8 +122,8 @@ impl Tape {
 
         let mut named: Named = buffers.iter().map(|(name, (buffer, _))| (*name, buffer)).collect();
         named.insert("layer", &layer);
-        let forward = family.forward(ctx, &geometry, &named)?;
-        let backward = family.backward(ctx, &geometry, &named, &reduce)?;
+        let forward = passes::forward(ctx, &geometry, &named)?;
+        let backward = passes::backward(ctx, &geometry, &named, &reduce)?;
         drop(named);
         buffers.insert("layer", (layer, 0));
         for (n, (_, buffer)) in reduce.into_iter().enumerate() {

@@ -1,7 +1,9 @@
 //! Every bad argument and every limit is a typed error naming what was wrong — never a panic.
 //! The tests that need a device fail (they do not skip) when there is no adapter.
 
-use gdn_train::{Batch, Context, ContextOptions, Error, Inputs, LayerConfig, Params, Tape, TapeBuffer, TapeOptions};
+use gdn_train::{
+    Batch, Context, ContextOptions, Error, Family, Inputs, LayerConfig, Params, Tape, TapeBuffer, TapeOptions,
+};
 use std::sync::OnceLock;
 
 fn context() -> &'static Context {
@@ -37,8 +39,13 @@ fn layer_sizes_are_checked() {
         err.to_string(),
         format!("dk = 100 has no generated kernels; generated head sizes are {sizes:?} (any pair of them)")
     );
-    let options = TapeOptions { checkpoint_interval: 0, ..TapeOptions::default() };
-    assert!(matches!(Tape::new(ctx, small(), fixed, options), Err(Error::Config { name: "checkpoint_interval", .. })));
+    let options = TapeOptions { family: Family::Recurrent { checkpoint_interval: 0 }, ..TapeOptions::default() };
+    let refused = Tape::new(ctx, small(), fixed.clone(), options);
+    assert!(matches!(refused, Err(Error::Config { name: "checkpoint_interval", .. })));
+    for chunk in [0, 65] {
+        let options = TapeOptions { family: Family::Chunked { chunk }, ..TapeOptions::default() };
+        assert!(matches!(Tape::new(ctx, small(), fixed.clone(), options), Err(Error::Config { name: "chunk", .. })));
+    }
 }
 
 #[test]

@@ -42,8 +42,16 @@ pub const ELEMENTS: u32 = 256;
 pub const COLUMNS: u32 = 64;
 /// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
 pub const VEC: u32 = 64;
+/// Threads per workgroup of the chunked family's kernels (`templates/matmul.wgsl`: 16 × 16 threads,
+/// a 4 × 4 block of a 64 × 64 output tile each).
+pub const MATMUL_THREADS: u32 = 256;
+/// The chunked family's largest chunk: its per-chunk vectors and the triangular solve are sized by it.
+pub const MAX_CHUNK: u32 = 64;
+/// State columns per workgroup of the chunked family's passes over chunks.
+pub const CHUNK_COLUMNS: u32 = 64;
 
-/// Every kernel of the recurrent family, in the order a forward then a backward runs them.
+/// Every kernel: the layer's shared ones, the recurrent family's (`Recurrence*`) and the chunked
+/// family's (`Chunk*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kernel {
     /// Causal conv + SiLU of the raw projection.
@@ -74,11 +82,19 @@ pub enum Kernel {
     ColumnSumPartial,
     /// Totals of partial column sums.
     ColumnSumFinish,
+    /// Chunked family: the state-independent part of every chunk (decays, Q Kᵀ, K Kᵀ, T, W¹, Ũ).
+    ChunkPrepare,
+    /// Chunked family: the pass over chunks (chunk-start states, U, o, hT).
+    ChunkState,
+    /// Chunked family: the reverse pass over chunks (state gradients, dU, dh0).
+    ChunkStateBackward,
+    /// Chunked family: every per-chunk gradient (dq̂, dk̂, dv, dℓ, dβ).
+    ChunkGrad,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 14] = [
+    pub const ALL: [Kernel; 18] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -93,6 +109,10 @@ impl Kernel {
         Kernel::DconvPartial,
         Kernel::ColumnSumPartial,
         Kernel::ColumnSumFinish,
+        Kernel::ChunkPrepare,
+        Kernel::ChunkState,
+        Kernel::ChunkStateBackward,
+        Kernel::ChunkGrad,
     ];
 
     /// The template's file name without extension, e.g. `recurrence_backward`.
@@ -111,6 +131,7 @@ impl Kernel {
             self,
             Kernel::ConvForward
                 | Kernel::GatesForward
+                | Kernel::GatesBackward
                 | Kernel::ConvBackwardPre
                 | Kernel::ConvBackwardInput
                 | Kernel::DconvPartial
@@ -131,6 +152,9 @@ impl Kernel {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
+            Kernel::ChunkPrepare | Kernel::ChunkState | Kernel::ChunkStateBackward | Kernel::ChunkGrad => {
+                MATMUL_THREADS
+            }
         }
     }
 
@@ -146,6 +170,9 @@ impl Kernel {
                 let t = Tiling::backward(dims);
                 t.ty * t.columns() + t.tx * t.rows()
             }
+            Kernel::ChunkPrepare => CHUNK_SHARED + MAX_CHUNK * MAX_CHUNK,
+            Kernel::ChunkState | Kernel::ChunkStateBackward => CHUNK_SHARED,
+            Kernel::ChunkGrad => CHUNK_SHARED + 4 * MAX_CHUNK + MATMUL_THREADS,
             _ => 0,
         };
         4 * floats
@@ -169,12 +196,16 @@ impl Kernel {
             Kernel::ConvForward | Kernel::GatesForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
                 vec![("ELEMENTS", ELEMENTS)]
             }
-            Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS), ("DG_PARTS", Tiling::backward(dims).tx)],
+            Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => vec![("COLUMNS", COLUMNS)],
             Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceForward => tiled(Tiling::forward(dims)),
             Kernel::RecurrenceBackward => tiled(Tiling::backward(dims)),
+            Kernel::ChunkPrepare | Kernel::ChunkGrad => vec![("DK", dims.dk), ("DV", dims.dv)],
+            Kernel::ChunkState | Kernel::ChunkStateBackward => {
+                vec![("DK", dims.dk), ("DV", dims.dv), ("CB", CHUNK_COLUMNS)]
+            }
         }
     }
 
@@ -202,6 +233,10 @@ impl Kernel {
             Kernel::DconvPartial => &DCONV_PARTIAL,
             Kernel::ColumnSumPartial => &COLUMN_SUM_PARTIAL,
             Kernel::ColumnSumFinish => &COLUMN_SUM_FINISH,
+            Kernel::ChunkPrepare => &CHUNK_PREPARE,
+            Kernel::ChunkState => &CHUNK_STATE,
+            Kernel::ChunkStateBackward => &CHUNK_STATE_BACKWARD,
+            Kernel::ChunkGrad => &CHUNK_GRAD,
         }
     }
 }
@@ -221,6 +256,13 @@ const GATE_VALUES: (&str, &str) = ("gate_values", include_str!("../templates/gat
 const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
+const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl"));
+const CHUNKS: (&str, &str) = ("chunks", include_str!("../templates/chunks.wgsl"));
+const CHUNK_GRADS: (&str, &str) = ("chunk_grads", include_str!("../templates/chunk_grads.wgsl"));
+
+/// Floats of workgroup memory every chunked kernel declares: the matmul's two staged operands
+/// (16 × 16 vec4 each) and the chunk's five decay vectors.
+const CHUNK_SHARED: u32 = 2 * 16 * 16 * 4 + 5 * MAX_CHUNK;
 
 const CONV_FORWARD: Spec = Spec {
     name: "conv_forward",
@@ -409,6 +451,78 @@ const COLUMN_SUM_FINISH: Spec = Spec {
     template: include_str!("../templates/column_sum_finish.wgsl"),
     snippets: &[],
     bindings: &[bind("reduce", ReduceUniform), bind("partial", ReadF32), bind("total", WriteF32)],
+};
+
+const CHUNK_PREPARE: Spec = Spec {
+    name: "chunk_prepare",
+    template: include_str!("../templates/chunk_prepare.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("chunk_fwd", WriteF32),
+    ],
+};
+
+const CHUNK_STATE: Spec = Spec {
+    name: "chunk_state",
+    template: include_str!("../templates/chunk_state.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("h0", ReadF32),
+        bind("chunk_fwd", WriteF32),
+        bind("ckpt", WriteF32),
+        bind("o", WriteF32),
+        bind("ht", WriteF32),
+    ],
+};
+
+const CHUNK_STATE_BACKWARD: Spec = Spec {
+    name: "chunk_state_backward",
+    template: include_str!("../templates/chunk_state_backward.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, CHUNK_GRADS, MATMUL],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("d_o", ReadF32),
+        bind("dht", ReadF32),
+        bind("chunk_fwd", ReadF32),
+        bind("dckpt", WriteF32),
+        bind("chunk_bwd", WriteF32),
+        bind("dh0", WriteF32),
+    ],
+};
+
+const CHUNK_GRAD: Spec = Spec {
+    name: "chunk_grad",
+    template: include_str!("../templates/chunk_grad.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, CHUNK_GRADS, MATMUL],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("d_o", ReadF32),
+        bind("ckpt", ReadF32),
+        bind("dckpt", ReadF32),
+        bind("chunk_fwd", ReadF32),
+        bind("chunk_bwd", WriteF32),
+        bind("dqk_hat_heads", WriteF32),
+        bind("dy", WriteF32),
+        bind("gate_grad_parts", WriteF32),
+    ],
 };
 
 /// The WGSL type of a binding's variable.

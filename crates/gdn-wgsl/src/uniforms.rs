@@ -21,7 +21,8 @@ pub struct LayerUniform {
     pub kk: u32,
     /// Channels of the raw projection, `2·nk·dk + nv·dv`.
     pub channels: u32,
-    /// Steps between state checkpoints.
+    /// Steps between stored states: the recurrent family's checkpoint interval, the chunked
+    /// family's chunk (it stores the state at every chunk start).
     pub ckpt_interval: u32,
     /// 1 when `h0` is given (else the state starts at zero and `dh0` is not written).
     pub has_h0: u32,
@@ -29,8 +30,9 @@ pub struct LayerUniform {
     pub has_dht: u32,
     /// ε of the gated RMSNorm.
     pub rms_eps: f32,
-    /// Keeps the block a multiple of 16 bytes.
-    pub pad: u32,
+    /// Partial sums per (token, value head) of `dℓ` and `dβ` that the family's backward writes into
+    /// `gate_grad_parts` and `gates_backward` adds up.
+    pub gate_parts: u32,
 }
 
 /// Shape of one column sum, bound as `reduce`.
@@ -63,7 +65,7 @@ pub(crate) const LAYER_WGSL: &str = "struct Layer {
     has_h0: u32,
     has_dht: u32,
     rms_eps: f32,
-    pad: u32,
+    gate_parts: u32,
 }
 ";
 

@@ -1,7 +1,13 @@
-// gates packs g then β, each [tokens, nv]; gate_grad_parts packs the dg partials then the dβ ones.
+// gates packs ℓ = ln g then β, each [tokens, nv]; gate_grad_parts packs layer.gate_parts partials of
+// dℓ per (token, head), then as many of dβ. ℓ is kept rather than g: g underflows to 0 long before ℓ
+// leaves f32's range, and the chunked family's decays are sums of ℓ.
+
+fn gate_log_decay(e: u32) -> f32 {
+    return gates[e];
+}
 
 fn gate_decay(e: u32) -> f32 {
-    return gates[e];
+    return exp(gates[e]);
 }
 
 fn gate_beta(e: u32) -> f32 {

@@ -1,4 +1,4 @@
-// g = exp(−exp(a_log)·softplus(a + dt_bias)), β = σ(b). One thread per (token, value head).
+// ℓ = ln g = −exp(a_log)·softplus(a + dt_bias), β = σ(b). One thread per (token, value head).
 
 @compute @workgroup_size(ELEMENTS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -8,6 +8,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         return;
     }
     let h = e % layer.nv;
-    gates[e] = exp(log_decay(a_log[h], a[e] + dt_bias[h]));
+    gates[e] = log_decay(a_log[h], a[e] + dt_bias[h]);
     gates[layer.tokens * layer.nv + e] = sigmoid(b[e]);
 }

@@ -9,8 +9,8 @@
 //   dS' = dS + k̂ dkvᵀ;  dk̂ += g S_{t−1} dkv;  dg = ⟨dS', S_{t−1}⟩;  dS = g dS'.      Finally dh0 = dS.
 // Column sums (du, and ⟨dS', S_{t−1}⟩ per column) reduce over the TY row groups, row sums (dq̂, dk̂)
 // over the TX column groups, through workgroup memory. dq̂ and dk̂ are written per value head
-// (qk_norm_backward sums the rep heads of a key head); dg and dβ are written as TX partials per
-// (token, head) (gates_backward sums them); dv goes straight into the v channels of dy.
+// (qk_norm_backward sums the rep heads of a key head); dℓ = dg·g and dβ are written as TX partials
+// per (token, head) (gates_backward sums them); dv goes straight into the v channels of dy.
 // Grid: folded, seqs · nv workgroups.
 
 var<workgroup> red_col: array<f32, TY * CB>;
@@ -207,7 +207,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                         dy[t * layer.channels + v_channel + col] = bt * du[c];
                     }
                 }
-                gate_grad_parts[gate * TX + tx] = dg;
+                gate_grad_parts[gate * TX + tx] = dg * g;
                 gate_grad_parts[(layer.tokens * layer.nv + gate) * TX + tx] = dbeta;
             }
             workgroupBarrier();

@@ -1,0 +1,308 @@
+// The chunked family, backward step 2, parallel over (chunk, value head): every gradient of the
+// chunk's inputs from its entering state S₀ (ckpt), the gradient dS_L of its leaving state (dckpt) and
+// dU (chunk_bwd), recomputing nothing but what chunk_fwd does not hold:
+//   dQK = (dO Uᵀ) ⊙ M;   dQ₀ = diag(d) dO S₀ᵀ;   dq̂ = dQ₀ + dQK K;
+//   dK_S = diag(λ) U dS_Lᵀ;   dW = −dU S₀ᵀ;   dT = e₁ dW X¹ᵀ + dU Yᵀ;   dX¹ = e₁ Tᵀ dW;   dY = Tᵀ dU;
+//   dA = strict_lower(−Tᵀ dT Tᵀ);   H = diag(β) (dA ⊙ M⁻);
+//   dk̂ = dQKᵀ Q + dK_S + diag(β d¹) dX¹ + H K + Hᵀ K;   dv = diag(β) dY;   dβ_t = ⟨dY_t, U_t⟩ / β_t.
+// The gate gradient follows the span rule: with R = dQK ⊙ QK and E = dA ⊙ A below the diagonal only
+// and r_s = ⟨k̂_s, dK_S row s⟩,
+//   dγ_t = ⟨q̂_t, dQ₀_t⟩ + β_t d¹_t ⟨dX¹_t, k̂_t⟩ + Σ_{s<t} (R+E)_ts − Σ_{t'>t} (R+E)_t't − [t < L−1] r_t,
+//   dγ_{L−1} += G ⟨dS_L, S₀⟩ + Σ_{s<L−1} r_s,   dℓ_t = Σ_{t' ≥ t} dγ_t'  (L: the chunk's valid tokens),
+// so that no term whose decay spans no token is added and subtracted again.
+// Writes dq̂, dk̂ per value head (dqk_hat_heads), dv into the v channels of dy, and dℓ, dβ (one part
+// each) into gate_grad_parts.
+// Grid: folded, chunk slots · nv workgroups.
+
+const OP_DQK: u32 = 0u;
+const OP_DQ0: u32 = 1u;
+const OP_DKS: u32 = 2u;
+const OP_DW: u32 = 3u;
+const OP_DT_W: u32 = 4u;
+const OP_DT_U: u32 = 5u;
+const OP_DX1: u32 = 6u;
+const OP_DY: u32 = 7u;
+const OP_Z: u32 = 8u;
+const OP_DA: u32 = 9u;
+const OP_DQ_K: u32 = 10u;
+const OP_DK_Q: u32 = 11u;
+const OP_DK_H: u32 = 12u;
+const OP_DK_HT: u32 = 13u;
+
+// Per-token scalars of the gate gradients, and a workgroup reduction.
+var<workgroup> q_dq: array<f32, CMAX>;
+var<workgroup> k_dks: array<f32, CMAX>;
+var<workgroup> k_dx1: array<f32, CMAX>;
+var<workgroup> d_gamma: array<f32, CMAX>;
+var<workgroup> partial: array<f32, MM_THREADS>;
+
+fn state_at(i: u32, j: u32) -> u32 {
+    return chunk_state_at(ck_slot) + i * DV + j;
+}
+
+fn dq_at(t: u32, i: u32) -> u32 {
+    return ((ck_t0 + t) * layer.nv + ck_h) * DK + i;
+}
+
+fn dk_at(t: u32, i: u32) -> u32 {
+    return ((layer.tokens + ck_t0 + t) * layer.nv + ck_h) * DK + i;
+}
+
+fn load_a(op: u32, r: u32, k: u32) -> f32 {
+    switch op {
+        case OP_DQK, OP_DQ0: {
+            return chunk_do(r, k);
+        }
+        case OP_DKS: {
+            return chunk_fwd[fwd_u(r, k)];
+        }
+        case OP_DW, OP_DT_U: {
+            return chunk_bwd[bwd_du(r, k)];
+        }
+        case OP_DT_W: {
+            return chunk_bwd[bwd_dw(r, k)];
+        }
+        case OP_DX1, OP_DY, OP_DA: {
+            return chunk_fwd[fwd_t(k, r)];
+        }
+        case OP_Z: {
+            return chunk_bwd[bwd_dt(r, k)];
+        }
+        case OP_DQ_K: {
+            return chunk_bwd[bwd_dqk(r, k)];
+        }
+        case OP_DK_Q: {
+            return chunk_bwd[bwd_dqk(k, r)];
+        }
+        case OP_DK_H: {
+            return ck_beta[r] * chunk_bwd[bwd_dam(r, k)];
+        }
+        default: {
+            return ck_beta[k] * chunk_bwd[bwd_dam(k, r)];
+        }
+    }
+}
+
+fn load_b(op: u32, k: u32, c: u32) -> f32 {
+    switch op {
+        case OP_DQK: {
+            return chunk_fwd[fwd_u(c, k)];
+        }
+        case OP_DQ0, OP_DW: {
+            return ckpt[state_at(c, k)];
+        }
+        case OP_DKS: {
+            return dckpt[state_at(c, k)];
+        }
+        case OP_DT_W: {
+            return ck_beta[c] * ck_d1[c] * chunk_k(c, k);
+        }
+        case OP_DT_U: {
+            return ck_beta[c] * chunk_v(c, k);
+        }
+        case OP_DX1: {
+            return chunk_bwd[bwd_dw(k, c)];
+        }
+        case OP_DY: {
+            return chunk_bwd[bwd_du(k, c)];
+        }
+        case OP_Z: {
+            return chunk_fwd[fwd_t(c, k)];
+        }
+        case OP_DA: {
+            return chunk_bwd[bwd_z(k, c)];
+        }
+        case OP_DK_Q: {
+            return chunk_q(k, c);
+        }
+        default: {
+            return chunk_k(k, c);
+        }
+    }
+}
+
+fn store_c(op: u32, r: u32, c: u32, value: f32) {
+    let valid = r < ck_len;
+    switch op {
+        case OP_DQK: {
+            var masked = 0.0;
+            if (c <= r) {
+                masked = chunk_fwd[fwd_m(r, c)] * value;
+            }
+            chunk_bwd[bwd_dqk(r, c)] = masked;
+        }
+        case OP_DQ0: {
+            if (valid) {
+                dqk_hat_heads[dq_at(r, c)] = ck_d[r] * value;
+            }
+        }
+        case OP_DKS: {
+            chunk_bwd[bwd_dks(r, c)] = ck_lam[r] * value;
+        }
+        case OP_DW: {
+            chunk_bwd[bwd_dw(r, c)] = -value;
+        }
+        case OP_DT_W: {
+            chunk_bwd[bwd_dt(r, c)] = chunk_first_decay() * value;
+        }
+        case OP_DT_U: {
+            chunk_bwd[bwd_dt(r, c)] = chunk_bwd[bwd_dt(r, c)] + value;
+        }
+        case OP_DX1: {
+            chunk_bwd[bwd_dx1(r, c)] = chunk_first_decay() * value;
+        }
+        case OP_DY: {
+            chunk_bwd[bwd_dy(r, c)] = value;
+            if (valid) {
+                dy[(ck_t0 + r) * layer.channels + 2u * layer.nk * DK + ck_h * DV + c] = ck_beta[r] * value;
+            }
+        }
+        case OP_Z: {
+            chunk_bwd[bwd_z(r, c)] = value;
+        }
+        case OP_DA: {
+            var masked = 0.0;
+            if (c < r) {
+                masked = -value * chunk_fwd[fwd_m(r, c)];
+            }
+            chunk_bwd[bwd_dam(r, c)] = masked;
+        }
+        case OP_DQ_K: {
+            if (valid) {
+                dqk_hat_heads[dq_at(r, c)] = dqk_hat_heads[dq_at(r, c)] + value;
+            }
+        }
+        case OP_DK_Q: {
+            if (valid) {
+                let local = chunk_bwd[bwd_dks(r, c)] + ck_beta[r] * ck_d1[r] * chunk_bwd[bwd_dx1(r, c)];
+                dqk_hat_heads[dk_at(r, c)] = value + local;
+            }
+        }
+        default: {
+            if (valid) {
+                dqk_hat_heads[dk_at(r, c)] = dqk_hat_heads[dk_at(r, c)] + value;
+            }
+        }
+    }
+}
+
+// Σ over the workgroup of each invocation's `value`.
+fn workgroup_sum(value: f32, tid: u32) -> f32 {
+    partial[tid] = value;
+    workgroupBarrier();
+    for (var half = MM_THREADS / 2u; half > 0u; half = half / 2u) {
+        if (tid < half) {
+            partial[tid] = partial[tid] + partial[tid + half];
+        }
+        workgroupBarrier();
+    }
+    let total = partial[0];
+    workgroupBarrier();
+    return total;
+}
+
+@compute @workgroup_size(MM_THREADS)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) tid: u32) {
+    let job = folded(wg, nwg);
+    if (job >= chunk_slots() * layer.nv) {
+        return;
+    }
+    chunk_begin(job / layer.nv, job % layer.nv, tid);
+    let c = chunk_size();
+    let len = ck_len;
+
+    mm(OP_DQK, c, c, DV, tid);
+    mm(OP_DQ0, c, DK, DV, tid);
+    mm(OP_DKS, c, DK, DV, tid);
+    mm(OP_DW, c, DK, DV, tid);
+    storageBarrier();
+    if (tid < len) {
+        var qd = 0.0;
+        var kd = 0.0;
+        for (var i = 0u; i < DK; i = i + 1u) {
+            qd = qd + chunk_q(tid, i) * dqk_hat_heads[dq_at(tid, i)];
+            kd = kd + chunk_k(tid, i) * chunk_bwd[bwd_dks(tid, i)];
+        }
+        q_dq[tid] = qd;
+        k_dks[tid] = kd;
+    }
+    mm(OP_DT_W, c, c, DK, tid);
+    mm(OP_DT_U, c, c, DV, tid);
+    mm(OP_DX1, c, DK, c, tid);
+    mm(OP_DY, c, DV, c, tid);
+    storageBarrier();
+    var dbeta_uv = 0.0;
+    var dbeta_v = 0.0;
+    if (tid < len) {
+        var kx = 0.0;
+        for (var i = 0u; i < DK; i = i + 1u) {
+            kx = kx + chunk_k(tid, i) * chunk_bwd[bwd_dx1(tid, i)];
+        }
+        k_dx1[tid] = kx;
+        for (var j = 0u; j < DV; j = j + 1u) {
+            let dyj = chunk_bwd[bwd_dy(tid, j)];
+            dbeta_uv = dbeta_uv + dyj * chunk_fwd[fwd_u(tid, j)];
+            dbeta_v = dbeta_v + dyj * chunk_v(tid, j);
+        }
+    }
+    mm(OP_Z, c, c, c, tid);
+    storageBarrier();
+    mm(OP_DA, c, c, c, tid);
+    storageBarrier();
+    mm(OP_DQ_K, c, DK, c, tid);
+    mm(OP_DK_Q, c, DK, c, tid);
+    mm(OP_DK_H, c, DK, c, tid);
+    mm(OP_DK_HT, c, DK, c, tid);
+
+    // ⟨dS_L, S₀⟩ over the whole state.
+    var fs = 0.0;
+    for (var e = tid; e < DK * DV; e = e + MM_THREADS) {
+        let at = chunk_state_at(ck_slot) + e;
+        fs = fs + dckpt[at] * ckpt[at];
+    }
+    let state_term = chunk_decay() * workgroup_sum(fs, tid);
+
+    if (tid < len) {
+        let t = tid;
+        var below = 0.0;
+        var dam_kk = 0.0;
+        for (var s = 0u; s < t; s = s + 1u) {
+            let dam = chunk_bwd[bwd_dam(t, s)];
+            let kk = chunk_fwd[fwd_kk(t, s)];
+            below = below + chunk_bwd[bwd_dqk(t, s)] * chunk_fwd[fwd_qk(t, s)] + ck_beta[t] * dam * kk;
+            dam_kk = dam_kk + dam * kk;
+        }
+        var above = 0.0;
+        for (var u = t + 1u; u < len; u = u + 1u) {
+            above = above + chunk_bwd[bwd_dqk(u, t)] * chunk_fwd[fwd_qk(u, t)]
+                + ck_beta[u] * chunk_bwd[bwd_dam(u, t)] * chunk_fwd[fwd_kk(u, t)];
+        }
+        var dg = q_dq[t] + ck_beta[t] * ck_d1[t] * k_dx1[t] + below - above;
+        if (t + 1u < len) {
+            dg = dg - k_dks[t];
+        } else {
+            dg = dg + state_term;
+            for (var s = 0u; s + 1u < len; s = s + 1u) {
+                dg = dg + k_dks[s];
+            }
+        }
+        d_gamma[t] = dg;
+
+        let beta = ck_beta[t];
+        var dbeta = dbeta_uv / max(beta, 1e-30);
+        if (beta < 7.8886e-31) {
+            dbeta = dbeta_v + ck_d1[t] * k_dx1[t] + dam_kk;
+        }
+        let e = (ck_t0 + t) * layer.nv + ck_h;
+        gate_grad_parts[layer.tokens * layer.nv + e] = dbeta;
+    }
+    workgroupBarrier();
+    if (tid < len) {
+        var dell = 0.0;
+        for (var u = tid; u < len; u = u + 1u) {
+            dell = dell + d_gamma[u];
+        }
+        gate_grad_parts[(ck_t0 + tid) * layer.nv + ck_h] = dell;
+    }
+}

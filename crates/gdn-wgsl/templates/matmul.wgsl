@@ -1,0 +1,62 @@
+// One workgroup's matrix product, the building block of the chunked family:
+//   for r < m, c < n:  store_c(op, r, c, Σ_{k < depth} load_a(op, r, k) · load_b(op, k, c)).
+// The kernel that includes this defines load_a, load_b and store_c, each a switch over its op codes:
+// an op names the operands (buffer, layout, transposition, masks and scalings applied as elements are
+// read) and what becomes of the result. No element outside the product is read.
+// MM_THREADS threads as 16 × 16 cover a 64 × 64 output tile, a 4 × 4 block each; operands are staged
+// through workgroup memory MM_DEPTH deep. m, n and depth must be uniform over the workgroup.
+
+const MM_TILE: u32 = 64u;
+const MM_DEPTH: u32 = 16u;
+const MM_THREADS: u32 = 256u;
+
+// [k][group of 4 rows (a) or columns (b)]
+var<workgroup> mm_a: array<vec4<f32>, 256>;
+var<workgroup> mm_b: array<vec4<f32>, 256>;
+
+fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
+    let tx = tid % 16u;
+    let ty = tid / 16u;
+    for (var r0 = 0u; r0 < m; r0 = r0 + MM_TILE) {
+        for (var c0 = 0u; c0 < n; c0 = c0 + MM_TILE) {
+            var acc: array<vec4<f32>, 4>;
+            for (var k0 = 0u; k0 < depth; k0 = k0 + MM_DEPTH) {
+                for (var e = tid; e < MM_TILE * MM_DEPTH; e = e + MM_THREADS) {
+                    let a_k = e % MM_DEPTH;
+                    let a_r = e / MM_DEPTH;
+                    var a = 0.0;
+                    if (r0 + a_r < m && k0 + a_k < depth) {
+                        a = load_a(op, r0 + a_r, k0 + a_k);
+                    }
+                    mm_a[a_k * 16u + a_r / 4u][a_r % 4u] = a;
+                    let b_c = e % MM_TILE;
+                    let b_k = e / MM_TILE;
+                    var b = 0.0;
+                    if (c0 + b_c < n && k0 + b_k < depth) {
+                        b = load_b(op, k0 + b_k, c0 + b_c);
+                    }
+                    mm_b[b_k * 16u + b_c / 4u][b_c % 4u] = b;
+                }
+                workgroupBarrier();
+                for (var k = 0u; k < MM_DEPTH; k = k + 1u) {
+                    let a = mm_a[k * 16u + ty];
+                    let b = mm_b[k * 16u + tx];
+                    acc[0] = acc[0] + a.x * b;
+                    acc[1] = acc[1] + a.y * b;
+                    acc[2] = acc[2] + a.z * b;
+                    acc[3] = acc[3] + a.w * b;
+                }
+                workgroupBarrier();
+            }
+            for (var i = 0u; i < 4u; i = i + 1u) {
+                let r = r0 + ty * 4u + i;
+                for (var j = 0u; j < 4u; j = j + 1u) {
+                    let c = c0 + tx * 4u + j;
+                    if (r < m && c < n) {
+                        store_c(op, r, c, acc[i][j]);
+                    }
+                }
+            }
+        }
+    }
+}
