@@ -1,10 +1,10 @@
 // The chunked family, backward step 2, parallel over (chunk, value head): every gradient of the
 // chunk's inputs from its entering state S₀ (ckpt), the gradient dS_L of its leaving state (dckpt) and
 // dU (chunk_bwd), recomputing nothing but what chunk_fwd does not hold:
-//   dQK = (dO Uᵀ) ⊙ M;   dQ₀ = diag(d) dO S₀ᵀ;   dq̂ = dQ₀ + dQK K;
-//   dK_S = diag(λ) U dS_Lᵀ;   dW = −dU S₀ᵀ;   dT = e₁ dW X¹ᵀ + dU Yᵀ;   dX¹ = e₁ Tᵀ dW;   dY = Tᵀ dU;
+//   dQK = (dO Uᵀ) ⊙ M;   [dQ₀; dW] = [diag(d) dO; −dU] S₀ᵀ;   dq̂ = dQ₀ + dQK K;
+//   dK_S = diag(λ) U dS_Lᵀ;   dT = [e₁ dW | dU] [X¹ | Y]ᵀ;   [dX¹ | dY] = Tᵀ [e₁ dW | dU];
 //   dA = strict_lower(−Tᵀ dT Tᵀ);   H = diag(β) (dA ⊙ M⁻);
-//   dk̂ = dQKᵀ Q + dK_S + diag(β d¹) dX¹ + H K + Hᵀ K;   dv = diag(β) dY;   dβ_t = ⟨dY_t, U_t⟩ / β_t.
+//   dk̂ = [dQKᵀ | H | Hᵀ] [Q; K; K] + dK_S + diag(β d¹) dX¹;   dv = diag(β) dY;   dβ_t = ⟨dY_t, U_t⟩ / β_t.
 // The gate gradient follows the span rule: with R = dQK ⊙ QK and E = dA ⊙ A below the diagonal only
 // and r_s = ⟨k̂_s, dK_S row s⟩,
 //   dγ_t = ⟨q̂_t, dQ₀_t⟩ + β_t d¹_t ⟨dX¹_t, k̂_t⟩ + Σ_{s<t} (R+E)_ts − Σ_{t'>t} (R+E)_t't − [t < L−1] r_t,
@@ -14,20 +14,15 @@
 // each) into gate_grad_parts.
 // Grid: folded, chunk slots · nv workgroups.
 
-const OP_DQK: u32 = 0u;
-const OP_DQ0: u32 = 1u;
+const OP_DQ_DW: u32 = 0u;
+const OP_DQK: u32 = 1u;
 const OP_DKS: u32 = 2u;
-const OP_DW: u32 = 3u;
-const OP_DT_W: u32 = 4u;
-const OP_DT_U: u32 = 5u;
-const OP_DX1: u32 = 6u;
-const OP_DY: u32 = 7u;
-const OP_Z: u32 = 8u;
-const OP_DA: u32 = 9u;
-const OP_DQ_K: u32 = 10u;
-const OP_DK_Q: u32 = 11u;
-const OP_DK_H: u32 = 12u;
-const OP_DK_HT: u32 = 13u;
+const OP_DT: u32 = 3u;
+const OP_DX_DY: u32 = 4u;
+const OP_Z: u32 = 5u;
+const OP_DA: u32 = 6u;
+const OP_DQ_K: u32 = 7u;
+const OP_DK: u32 = 8u;
 
 // Per-token scalars of the gate gradients, and a workgroup reduction.
 var<workgroup> q_dq: array<f32, CMAX>;
@@ -49,20 +44,27 @@ fn dk_at(t: u32, i: u32) -> u32 {
 }
 
 fn load_a(op: u32, r: u32, k: u32) -> f32 {
+    let c = chunk_size();
     switch op {
-        case OP_DQK, OP_DQ0: {
+        case OP_DQ_DW: {
+            if (r < c) {
+                return chunk_do(r, k);
+            }
+            return chunk_bwd[bwd_du(r - c, k)];
+        }
+        case OP_DQK: {
             return chunk_do(r, k);
         }
         case OP_DKS: {
             return chunk_fwd[fwd_u(r, k)];
         }
-        case OP_DW, OP_DT_U: {
-            return chunk_bwd[bwd_du(r, k)];
+        case OP_DT: {
+            if (k < DK) {
+                return chunk_first_decay() * chunk_bwd[bwd_dw(r, k)];
+            }
+            return chunk_bwd[bwd_du(r, k - DK)];
         }
-        case OP_DT_W: {
-            return chunk_bwd[bwd_dw(r, k)];
-        }
-        case OP_DX1, OP_DY, OP_DA: {
+        case OP_DX_DY, OP_DA: {
             return chunk_fwd[fwd_t(k, r)];
         }
         case OP_Z: {
@@ -71,116 +73,115 @@ fn load_a(op: u32, r: u32, k: u32) -> f32 {
         case OP_DQ_K: {
             return chunk_bwd[bwd_dqk(r, k)];
         }
-        case OP_DK_Q: {
-            return chunk_bwd[bwd_dqk(k, r)];
-        }
-        case OP_DK_H: {
-            return ck_beta[r] * chunk_bwd[bwd_dam(r, k)];
-        }
         default: {
-            return ck_beta[k] * chunk_bwd[bwd_dam(k, r)];
+            if (k < c) {
+                return chunk_bwd[bwd_dqk(k, r)];
+            }
+            if (k < 2u * c) {
+                return ck_beta[r] * chunk_bwd[bwd_dam(r, k - c)];
+            }
+            let s = k - 2u * c;
+            return ck_beta[s] * chunk_bwd[bwd_dam(s, r)];
         }
     }
 }
 
-fn load_b(op: u32, k: u32, c: u32) -> f32 {
+fn load_b(op: u32, k: u32, col: u32) -> f32 {
+    let c = chunk_size();
     switch op {
-        case OP_DQK: {
-            return chunk_fwd[fwd_u(c, k)];
+        case OP_DQ_DW: {
+            return ckpt[state_at(col, k)];
         }
-        case OP_DQ0, OP_DW: {
-            return ckpt[state_at(c, k)];
+        case OP_DQK: {
+            return chunk_fwd[fwd_u(col, k)];
         }
         case OP_DKS: {
-            return dckpt[state_at(c, k)];
+            return dckpt[state_at(col, k)];
         }
-        case OP_DT_W: {
-            return ck_beta[c] * ck_d1[c] * chunk_k(c, k);
+        case OP_DT: {
+            if (k < DK) {
+                return ck_beta[col] * ck_d1[col] * chunk_k(col, k);
+            }
+            return ck_beta[col] * chunk_v(col, k - DK);
         }
-        case OP_DT_U: {
-            return ck_beta[c] * chunk_v(c, k);
-        }
-        case OP_DX1: {
-            return chunk_bwd[bwd_dw(k, c)];
-        }
-        case OP_DY: {
-            return chunk_bwd[bwd_du(k, c)];
+        case OP_DX_DY: {
+            if (col < DK) {
+                return chunk_bwd[bwd_dw(k, col)];
+            }
+            return chunk_bwd[bwd_du(k, col - DK)];
         }
         case OP_Z: {
-            return chunk_fwd[fwd_t(c, k)];
+            return chunk_fwd[fwd_t(col, k)];
         }
         case OP_DA: {
-            return chunk_bwd[bwd_z(k, c)];
+            return chunk_bwd[bwd_z(k, col)];
         }
-        case OP_DK_Q: {
-            return chunk_q(k, c);
+        case OP_DQ_K: {
+            return chunk_k(k, col);
         }
         default: {
-            return chunk_k(k, c);
+            if (k < c) {
+                return chunk_q(k, col);
+            }
+            return chunk_k(k % c, col);
         }
     }
 }
 
-fn store_c(op: u32, r: u32, c: u32, value: f32) {
+fn store_c(op: u32, r: u32, col: u32, value: f32) {
+    let c = chunk_size();
     let valid = r < ck_len;
     switch op {
+        case OP_DQ_DW: {
+            if (r >= c) {
+                chunk_bwd[bwd_dw(r - c, col)] = -value;
+            } else if (valid) {
+                dqk_hat_heads[dq_at(r, col)] = ck_d[r] * value;
+            }
+        }
         case OP_DQK: {
             var masked = 0.0;
-            if (c <= r) {
-                masked = chunk_fwd[fwd_m(r, c)] * value;
+            if (col <= r) {
+                masked = chunk_fwd[fwd_m(r, col)] * value;
             }
-            chunk_bwd[bwd_dqk(r, c)] = masked;
-        }
-        case OP_DQ0: {
-            if (valid) {
-                dqk_hat_heads[dq_at(r, c)] = ck_d[r] * value;
-            }
+            chunk_bwd[bwd_dqk(r, col)] = masked;
         }
         case OP_DKS: {
-            chunk_bwd[bwd_dks(r, c)] = ck_lam[r] * value;
+            chunk_bwd[bwd_dks(r, col)] = ck_lam[r] * value;
         }
-        case OP_DW: {
-            chunk_bwd[bwd_dw(r, c)] = -value;
+        case OP_DT: {
+            chunk_bwd[bwd_dt(r, col)] = value;
         }
-        case OP_DT_W: {
-            chunk_bwd[bwd_dt(r, c)] = chunk_first_decay() * value;
-        }
-        case OP_DT_U: {
-            chunk_bwd[bwd_dt(r, c)] = chunk_bwd[bwd_dt(r, c)] + value;
-        }
-        case OP_DX1: {
-            chunk_bwd[bwd_dx1(r, c)] = chunk_first_decay() * value;
-        }
-        case OP_DY: {
-            chunk_bwd[bwd_dy(r, c)] = value;
-            if (valid) {
-                dy[(ck_t0 + r) * layer.channels + 2u * layer.nk * DK + ck_h * DV + c] = ck_beta[r] * value;
+        case OP_DX_DY: {
+            if (col < DK) {
+                chunk_bwd[bwd_dx1(r, col)] = chunk_first_decay() * value;
+            } else {
+                let j = col - DK;
+                chunk_bwd[bwd_dy(r, j)] = value;
+                if (valid) {
+                    dy[ck_v + r * layer.channels + j] = ck_beta[r] * value;
+                }
             }
         }
         case OP_Z: {
-            chunk_bwd[bwd_z(r, c)] = value;
+            chunk_bwd[bwd_z(r, col)] = value;
         }
         case OP_DA: {
             var masked = 0.0;
-            if (c < r) {
-                masked = -value * chunk_fwd[fwd_m(r, c)];
+            if (col < r) {
+                masked = -value * chunk_fwd[fwd_m(r, col)];
             }
-            chunk_bwd[bwd_dam(r, c)] = masked;
+            chunk_bwd[bwd_dam(r, col)] = masked;
         }
         case OP_DQ_K: {
             if (valid) {
-                dqk_hat_heads[dq_at(r, c)] = dqk_hat_heads[dq_at(r, c)] + value;
-            }
-        }
-        case OP_DK_Q: {
-            if (valid) {
-                let local = chunk_bwd[bwd_dks(r, c)] + ck_beta[r] * ck_d1[r] * chunk_bwd[bwd_dx1(r, c)];
-                dqk_hat_heads[dk_at(r, c)] = value + local;
+                dqk_hat_heads[dq_at(r, col)] = dqk_hat_heads[dq_at(r, col)] + value;
             }
         }
         default: {
             if (valid) {
-                dqk_hat_heads[dk_at(r, c)] = dqk_hat_heads[dk_at(r, c)] + value;
+                let local = chunk_bwd[bwd_dks(r, col)] + ck_beta[r] * ck_d1[r] * chunk_bwd[bwd_dx1(r, col)];
+                dqk_hat_heads[dk_at(r, col)] = value + local;
             }
         }
     }
@@ -212,10 +213,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let c = chunk_size();
     let len = ck_len;
 
+    mm(OP_DQ_DW, 2u * c, DK, DV, tid);
     mm(OP_DQK, c, c, DV, tid);
-    mm(OP_DQ0, c, DK, DV, tid);
     mm(OP_DKS, c, DK, DV, tid);
-    mm(OP_DW, c, DK, DV, tid);
     storageBarrier();
     if (tid < len) {
         var qd = 0.0;
@@ -227,10 +227,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         q_dq[tid] = qd;
         k_dks[tid] = kd;
     }
-    mm(OP_DT_W, c, c, DK, tid);
-    mm(OP_DT_U, c, c, DV, tid);
-    mm(OP_DX1, c, DK, c, tid);
-    mm(OP_DY, c, DV, c, tid);
+    mm(OP_DT, c, c, DK + DV, tid);
+    mm(OP_DX_DY, c, DK + DV, c, tid);
     storageBarrier();
     var dbeta_uv = 0.0;
     var dbeta_v = 0.0;
@@ -251,9 +249,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     mm(OP_DA, c, c, c, tid);
     storageBarrier();
     mm(OP_DQ_K, c, DK, c, tid);
-    mm(OP_DK_Q, c, DK, c, tid);
-    mm(OP_DK_H, c, DK, c, tid);
-    mm(OP_DK_HT, c, DK, c, tid);
+    mm(OP_DK, c, DK, 3u * c, tid);
 
     // ⟨dS_L, S₀⟩ over the whole state.
     var fs = 0.0;

@@ -2,18 +2,13 @@
 // then for the per-chunk gradients dQK, dT, Z = dT Tᵀ, dA ⊙ M⁻ ([C, C] each), dK_S, dW, dX¹
 // ([C, DK] each) and dY [C, DV].
 
-fn bwd_at() -> u32 {
-    let c = chunk_size();
-    return (ck_slot * layer.nv + ck_h) * (4u * c * c + 3u * c * DK + 2u * c * DV);
-}
-
 fn bwd_du(t: u32, j: u32) -> u32 {
-    return bwd_at() + t * DV + j;
+    return ck_bwd + t * DV + j;
 }
 
 fn bwd_square(which: u32, t: u32, s: u32) -> u32 {
     let c = chunk_size();
-    return bwd_at() + c * DV + which * c * c + t * c + s;
+    return ck_bwd + c * DV + which * c * c + t * c + s;
 }
 
 fn bwd_dqk(t: u32, s: u32) -> u32 {
@@ -34,7 +29,7 @@ fn bwd_dam(t: u32, s: u32) -> u32 {
 
 fn bwd_wide(which: u32, t: u32, i: u32) -> u32 {
     let c = chunk_size();
-    return bwd_at() + c * DV + 4u * c * c + which * c * DK + t * DK + i;
+    return ck_bwd + c * DV + 4u * c * c + which * c * DK + t * DK + i;
 }
 
 fn bwd_dks(t: u32, i: u32) -> u32 {
@@ -51,7 +46,7 @@ fn bwd_dx1(t: u32, i: u32) -> u32 {
 
 fn bwd_dy(t: u32, j: u32) -> u32 {
     let c = chunk_size();
-    return bwd_at() + c * DV + 4u * c * c + 3u * c * DK + t * DV + j;
+    return ck_bwd + c * DV + 4u * c * c + 3u * c * DK + t * DV + j;
 }
 
 // dO of chunk row t (zero for pads).
@@ -59,5 +54,5 @@ fn chunk_do(t: u32, j: u32) -> f32 {
     if (t >= ck_len) {
         return 0.0;
     }
-    return d_o[((ck_t0 + t) * layer.nv + ck_h) * DV + j];
+    return d_o[chunk_o_at(t, j)];
 }

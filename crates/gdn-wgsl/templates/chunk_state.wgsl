@@ -1,16 +1,15 @@
 // The chunked family, step 2: the pass over chunks, serial in time and parallel over (sequence,
 // value head, block of CB state columns). With S the state entering a chunk (h0 or 0 for the first),
 // e₁ = e^{γ_0} and G = e^{γ_{C−1}}:
-//   U = Ũ − e₁ W¹ S;   O = diag(d) Q S + P U with P = QK ⊙ M;   S ← G S + Kᵀ diag(λ) U.
+//   U = Ũ − e₁ W¹ S;   O = [diag(d) Q | P] [S; U] with P = QK ⊙ M;   S ← G S + Kᵀ diag(λ) U.
 // Writes the state at every chunk start into ckpt (the backward's only record of the forward), U into
 // chunk_fwd, o (before the norm) and hT. Columns of the state are independent, so each workgroup keeps
 // its CB columns; the state lives in ckpt itself, each phase separated by a storage barrier.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
 const OP_U: u32 = 0u;
-const OP_OQ: u32 = 1u;
-const OP_OP: u32 = 2u;
-const OP_S: u32 = 3u;
+const OP_O: u32 = 1u;
+const OP_S: u32 = 2u;
 
 var<private> col0: u32;
 var<private> last_chunk: bool;
@@ -20,14 +19,15 @@ fn load_a(op: u32, r: u32, k: u32) -> f32 {
         case OP_U: {
             return chunk_fwd[fwd_w1(r, k)];
         }
-        case OP_OQ: {
-            return chunk_q(r, k);
-        }
-        case OP_OP: {
-            if (k > r) {
+        case OP_O: {
+            if (k < DK) {
+                return ck_d[r] * chunk_q(r, k);
+            }
+            let s = k - DK;
+            if (s > r) {
                 return 0.0;
             }
-            return chunk_fwd[fwd_m(r, k)] * chunk_fwd[fwd_qk(r, k)];
+            return chunk_fwd[fwd_m(r, s)] * chunk_fwd[fwd_qk(r, s)];
         }
         default: {
             return chunk_k(k, r);
@@ -37,11 +37,14 @@ fn load_a(op: u32, r: u32, k: u32) -> f32 {
 
 fn load_b(op: u32, k: u32, c: u32) -> f32 {
     switch op {
-        case OP_U, OP_OQ: {
+        case OP_U: {
             return ckpt[chunk_state_at(ck_slot) + k * DV + col0 + c];
         }
-        case OP_OP: {
-            return chunk_fwd[fwd_u(k, col0 + c)];
+        case OP_O: {
+            if (k < DK) {
+                return ckpt[chunk_state_at(ck_slot) + k * DV + col0 + c];
+            }
+            return chunk_fwd[fwd_u(k - DK, col0 + c)];
         }
         default: {
             return ck_lam[k] * chunk_fwd[fwd_u(k, col0 + c)];
@@ -51,19 +54,13 @@ fn load_b(op: u32, k: u32, c: u32) -> f32 {
 
 fn store_c(op: u32, r: u32, c: u32, value: f32) {
     let col = col0 + c;
-    let out_at = ((ck_t0 + r) * layer.nv + ck_h) * DV + col;
     switch op {
         case OP_U: {
             chunk_fwd[fwd_u(r, col)] = chunk_fwd[fwd_ut(r, col)] - chunk_first_decay() * value;
         }
-        case OP_OQ: {
+        case OP_O: {
             if (r < ck_len) {
-                o[out_at] = ck_d[r] * value;
-            }
-        }
-        case OP_OP: {
-            if (r < ck_len) {
-                o[out_at] = o[out_at] + value;
+                o[chunk_o_at(r, col)] = value;
             }
         }
         default: {
@@ -109,8 +106,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         last_chunk = chunk + 1u == chunks;
         mm(OP_U, c, width, DK, tid);
         storageBarrier();
-        mm(OP_OQ, c, width, DK, tid);
-        mm(OP_OP, c, width, c, tid);
+        mm(OP_O, c, width, DK + c, tid);
         mm(OP_S, DK, width, c, tid);
         storageBarrier();
     }

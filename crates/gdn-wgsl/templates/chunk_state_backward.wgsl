@@ -1,81 +1,57 @@
 // The chunked family, backward step 1: the reverse pass over chunks, serial in time and parallel over
 // (sequence, value head, block of CB columns), from dS = dhT (or 0). For each chunk, last to first,
 // with dS the gradient of the state leaving it:
-//   dU = Pᵀ dO + diag(λ) K dS;   dS ← G dS + e₁ (Qᵀ diag(d¹) dO − W¹ᵀ dU).
+//   dU = [Pᵀ | diag(λ) K] [dO; dS];   dS ← G dS + e₁ [Qᵀ diag(d¹) | −W¹ᵀ] [dO; dU].
 // Writes the gradient of the state leaving every chunk into dckpt (slot by slot, like ckpt), dU into
 // chunk_bwd, and dh0 (when h0 was given). Columns are independent, as in the forward.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
-const OP_DU_P: u32 = 0u;
-const OP_DU_S: u32 = 1u;
-const OP_DS_Q: u32 = 2u;
-const OP_DS_W: u32 = 3u;
+const OP_DU: u32 = 0u;
+const OP_DS: u32 = 1u;
 
 var<private> col0: u32;
 var<private> first_chunk: bool;
 
 fn load_a(op: u32, r: u32, k: u32) -> f32 {
-    switch op {
-        case OP_DU_P: {
-            if (r > k) {
-                return 0.0;
-            }
-            return chunk_fwd[fwd_m(k, r)] * chunk_fwd[fwd_qk(k, r)];
+    let c = chunk_size();
+    if (op == OP_DU) {
+        if (k >= c) {
+            return ck_lam[r] * chunk_k(r, k - c);
         }
-        case OP_DU_S: {
-            return chunk_k(r, k);
+        if (r > k) {
+            return 0.0;
         }
-        case OP_DS_Q: {
-            return chunk_q(k, r) * ck_d1[k];
-        }
-        default: {
-            return chunk_fwd[fwd_w1(k, r)];
-        }
+        return chunk_fwd[fwd_m(k, r)] * chunk_fwd[fwd_qk(k, r)];
     }
+    if (k < c) {
+        return chunk_q(k, r) * ck_d1[k];
+    }
+    return -chunk_fwd[fwd_w1(k - c, r)];
 }
 
-fn load_b(op: u32, k: u32, c: u32) -> f32 {
-    switch op {
-        case OP_DU_P, OP_DS_Q: {
-            return chunk_do(k, col0 + c);
-        }
-        case OP_DU_S: {
-            return dckpt[chunk_state_at(ck_slot) + k * DV + col0 + c];
-        }
-        default: {
-            return chunk_bwd[bwd_du(k, col0 + c)];
-        }
+fn load_b(op: u32, k: u32, col: u32) -> f32 {
+    let c = chunk_size();
+    if (k < c) {
+        return chunk_do(k, col0 + col);
     }
-}
-
-// Where the gradient of the state entering the chunk goes: the previous slot, or dh0.
-fn store_entering(r: u32, col: u32, value: f32, add: bool) {
-    let at = r * DV + col;
-    if (first_chunk) {
-        let h0_at = (chunk_sequence(ck_slot) * layer.nv + ck_h) * DK * DV + at;
-        dh0[h0_at] = select(0.0, dh0[h0_at], add) + value;
-    } else {
-        let prev = chunk_state_at(ck_slot) - layer.nv * DK * DV + at;
-        dckpt[prev] = select(0.0, dckpt[prev], add) + value;
+    if (op == OP_DU) {
+        return dckpt[chunk_state_at(ck_slot) + (k - c) * DV + col0 + col];
     }
+    return chunk_bwd[bwd_du(k - c, col0 + col)];
 }
 
 fn store_c(op: u32, r: u32, c: u32, value: f32) {
     let col = col0 + c;
-    switch op {
-        case OP_DU_P: {
-            chunk_bwd[bwd_du(r, col)] = value;
-        }
-        case OP_DU_S: {
-            chunk_bwd[bwd_du(r, col)] = chunk_bwd[bwd_du(r, col)] + ck_lam[r] * value;
-        }
-        case OP_DS_Q: {
-            let leaving = dckpt[chunk_state_at(ck_slot) + r * DV + col];
-            store_entering(r, col, chunk_decay() * leaving + chunk_first_decay() * value, false);
-        }
-        default: {
-            store_entering(r, col, -chunk_first_decay() * value, true);
-        }
+    if (op == OP_DU) {
+        chunk_bwd[bwd_du(r, col)] = value;
+        return;
+    }
+    let leaving = dckpt[chunk_state_at(ck_slot) + r * DV + col];
+    let entering = chunk_decay() * leaving + chunk_first_decay() * value;
+    if (first_chunk) {
+        dh0[(chunk_sequence(ck_slot) * layer.nv + ck_h) * DK * DV + r * DV + col] = entering;
+    } else {
+        dckpt[chunk_state_at(ck_slot) - layer.nv * DK * DV + r * DV + col] = entering;
     }
 }
 
@@ -109,12 +85,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         let chunk = chunks - 1u - back;
         chunk_begin(first + chunk, h, tid);
         first_chunk = chunk == 0u;
-        mm(OP_DU_P, c, width, c, tid);
-        mm(OP_DU_S, c, width, DK, tid);
+        mm(OP_DU, c, width, c + DK, tid);
         storageBarrier();
         if (chunk > 0u || layer.has_h0 != 0u) {
-            mm(OP_DS_Q, DK, width, c, tid);
-            mm(OP_DS_W, DK, width, c, tid);
+            mm(OP_DS, DK, width, 2u * c, tid);
             storageBarrier();
         }
     }

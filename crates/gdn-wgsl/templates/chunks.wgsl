@@ -13,7 +13,14 @@ var<private> ck_t0: u32;
 var<private> ck_len: u32;
 var<private> ck_slot: u32;
 var<private> ck_h: u32;
-var<private> ck_key: u32;
+// Where the chunk's first row starts in qk_hat (q̂ and k̂), in y (v) and in o-shaped tensors, and its
+// region in chunk_fwd and chunk_bwd.
+var<private> ck_q: u32;
+var<private> ck_k: u32;
+var<private> ck_v: u32;
+var<private> ck_o: u32;
+var<private> ck_fwd: u32;
+var<private> ck_bwd: u32;
 
 var<workgroup> ck_ell: array<f32, CMAX>;
 var<workgroup> ck_beta: array<f32, CMAX>;
@@ -51,9 +58,15 @@ fn chunk_begin(slot: u32, h: u32, tid: u32) {
     let c = chunk_size();
     ck_slot = slot;
     ck_h = h;
-    ck_key = h / layer.rep;
     ck_t0 = seq_start(n) + (slot - ckpt_first(n)) * c;
     ck_len = min(c, seq_end(n) - ck_t0);
+    ck_q = hat_at(0u, ck_t0, h / layer.rep);
+    ck_k = hat_at(1u, ck_t0, h / layer.rep);
+    ck_v = ck_t0 * layer.channels + 2u * layer.nk * DK + h * DV;
+    ck_o = (ck_t0 * layer.nv + h) * DV;
+    let chunk_head = slot * layer.nv + h;
+    ck_fwd = chunk_head * (4u * c * c + c * (DK + 2u * DV));
+    ck_bwd = chunk_head * (4u * c * c + c * (3u * DK + 2u * DV));
     workgroupBarrier();
     if (tid < c) {
         var ell = 0.0;
@@ -97,21 +110,26 @@ fn chunk_q(t: u32, i: u32) -> f32 {
     if (t >= ck_len) {
         return 0.0;
     }
-    return qk_hat[hat_at(0u, ck_t0 + t, ck_key) + i];
+    return qk_hat[ck_q + t * layer.nk * DK + i];
 }
 
 fn chunk_k(t: u32, i: u32) -> f32 {
     if (t >= ck_len) {
         return 0.0;
     }
-    return qk_hat[hat_at(1u, ck_t0 + t, ck_key) + i];
+    return qk_hat[ck_k + t * layer.nk * DK + i];
 }
 
 fn chunk_v(t: u32, j: u32) -> f32 {
     if (t >= ck_len) {
         return 0.0;
     }
-    return y[(ck_t0 + t) * layer.channels + 2u * layer.nk * DK + ck_h * DV + j];
+    return y[ck_v + t * layer.channels + j];
+}
+
+// Index of row t, element j of an o-shaped tensor ([tokens, nv, DV]: o, d_o).
+fn chunk_o_at(t: u32, j: u32) -> u32 {
+    return ck_o + t * layer.nv * DV + j;
 }
 
 // Start of the state of (chunk slot, head) in ckpt-shaped buffers.
@@ -120,41 +138,36 @@ fn chunk_state_at(slot: u32) -> u32 {
 }
 
 // The chunk's region in chunk_fwd: M, QK, KK, T ([C, C] each), W¹ [C, DK], Ũ and U ([C, DV] each).
-fn fwd_at() -> u32 {
-    let c = chunk_size();
-    return (ck_slot * layer.nv + ck_h) * (4u * c * c + c * (DK + 2u * DV));
-}
-
 fn fwd_m(t: u32, s: u32) -> u32 {
-    return fwd_at() + t * chunk_size() + s;
+    return ck_fwd + t * chunk_size() + s;
 }
 
 fn fwd_qk(t: u32, s: u32) -> u32 {
     let c = chunk_size();
-    return fwd_at() + c * c + t * c + s;
+    return ck_fwd + c * c + t * c + s;
 }
 
 fn fwd_kk(t: u32, s: u32) -> u32 {
     let c = chunk_size();
-    return fwd_at() + 2u * c * c + t * c + s;
+    return ck_fwd + 2u * c * c + t * c + s;
 }
 
 fn fwd_t(t: u32, s: u32) -> u32 {
     let c = chunk_size();
-    return fwd_at() + 3u * c * c + t * c + s;
+    return ck_fwd + 3u * c * c + t * c + s;
 }
 
 fn fwd_w1(t: u32, i: u32) -> u32 {
     let c = chunk_size();
-    return fwd_at() + 4u * c * c + t * DK + i;
+    return ck_fwd + 4u * c * c + t * DK + i;
 }
 
 fn fwd_ut(t: u32, j: u32) -> u32 {
     let c = chunk_size();
-    return fwd_at() + 4u * c * c + c * DK + t * DV + j;
+    return ck_fwd + 4u * c * c + c * DK + t * DV + j;
 }
 
 fn fwd_u(t: u32, j: u32) -> u32 {
     let c = chunk_size();
-    return fwd_at() + 4u * c * c + c * (DK + DV) + t * DV + j;
+    return ck_fwd + 4u * c * c + c * (DK + DV) + t * DV + j;
 }

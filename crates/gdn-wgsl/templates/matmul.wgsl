@@ -4,7 +4,8 @@
 // an op names the operands (buffer, layout, transposition, masks and scalings applied as elements are
 // read) and what becomes of the result. No element outside the product is read.
 // MM_THREADS threads as 16 × 16 cover a 64 × 64 output tile, a 4 × 4 block each; operands are staged
-// through workgroup memory MM_DEPTH deep. m, n and depth must be uniform over the workgroup.
+// through workgroup memory MM_DEPTH deep. m, n and depth must be uniform over the workgroup. The
+// accumulators are four vec4 variables, never indexed at run time, so that they stay in registers.
 
 const MM_TILE: u32 = 64u;
 const MM_DEPTH: u32 = 16u;
@@ -19,7 +20,10 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
     let ty = tid / 16u;
     for (var r0 = 0u; r0 < m; r0 = r0 + MM_TILE) {
         for (var c0 = 0u; c0 < n; c0 = c0 + MM_TILE) {
-            var acc: array<vec4<f32>, 4>;
+            var acc0 = vec4<f32>();
+            var acc1 = vec4<f32>();
+            var acc2 = vec4<f32>();
+            var acc3 = vec4<f32>();
             for (var k0 = 0u; k0 < depth; k0 = k0 + MM_DEPTH) {
                 for (var e = tid; e < MM_TILE * MM_DEPTH; e = e + MM_THREADS) {
                     let a_k = e % MM_DEPTH;
@@ -41,22 +45,38 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
                 for (var k = 0u; k < MM_DEPTH; k = k + 1u) {
                     let a = mm_a[k * 16u + ty];
                     let b = mm_b[k * 16u + tx];
-                    acc[0] = acc[0] + a.x * b;
-                    acc[1] = acc[1] + a.y * b;
-                    acc[2] = acc[2] + a.z * b;
-                    acc[3] = acc[3] + a.w * b;
+                    acc0 = acc0 + a.x * b;
+                    acc1 = acc1 + a.y * b;
+                    acc2 = acc2 + a.z * b;
+                    acc3 = acc3 + a.w * b;
                 }
                 workgroupBarrier();
             }
-            for (var i = 0u; i < 4u; i = i + 1u) {
-                let r = r0 + ty * 4u + i;
-                for (var j = 0u; j < 4u; j = j + 1u) {
-                    let c = c0 + tx * 4u + j;
-                    if (r < m && c < n) {
-                        store_c(op, r, c, acc[i][j]);
-                    }
-                }
-            }
+            let r = r0 + ty * 4u;
+            let c = c0 + tx * 4u;
+            mm_store_row(op, r, c, acc0, m, n);
+            mm_store_row(op, r + 1u, c, acc1, m, n);
+            mm_store_row(op, r + 2u, c, acc2, m, n);
+            mm_store_row(op, r + 3u, c, acc3, m, n);
         }
+    }
+}
+
+// Hands the four results of `values` (row r, columns c … c + 3) that fall inside the product to store_c.
+fn mm_store_row(op: u32, r: u32, c: u32, values: vec4<f32>, m: u32, n: u32) {
+    if (r >= m) {
+        return;
+    }
+    if (c < n) {
+        store_c(op, r, c, values.x);
+    }
+    if (c + 1u < n) {
+        store_c(op, r, c + 1u, values.y);
+    }
+    if (c + 2u < n) {
+        store_c(op, r, c + 2u, values.z);
+    }
+    if (c + 3u < n) {
+        store_c(op, r, c + 3u, values.w);
     }
 }
