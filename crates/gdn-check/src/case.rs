@@ -136,7 +136,7 @@ impl Case {
         let x = &draw.inputs;
         let (qkv, z, a, b) = (to_f32(&x.qkv), to_f32(&x.z), to_f32(&x.a), to_f32(&x.b));
         let h0 = x.h0.as_ref().map(|h| to_f32(h.iter()));
-        tape.write_inputs(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref() })?;
+        tape.write_inputs(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref(), conv_state: None })?;
         let dht = draw.grads.dht.as_ref().map(|d| to_f32(d.iter()));
         tape.write_output_grads(&to_f32(&draw.grads.dout), dht.as_deref())?;
         Ok(tape)

@@ -29,8 +29,9 @@ pub struct LayerUniform {
     pub has_dht: u32,
     /// ε of the gated RMSNorm.
     pub rms_eps: f32,
-    /// Keeps the block a multiple of 16 bytes.
-    pub pad: u32,
+    /// 1 when a conv state `[seqs, kk − 1, C]` is given (else positions before a sequence's start
+    /// read zero, and neither the final conv state nor `dconv_state` is written).
+    pub has_conv_state: u32,
 }
 
 /// Shape of one column sum, bound as `reduce`.
@@ -63,7 +64,7 @@ pub(crate) const LAYER_WGSL: &str = "struct Layer {
     has_h0: u32,
     has_dht: u32,
     rms_eps: f32,
-    pad: u32,
+    has_conv_state: u32,
 }
 ";
 

@@ -82,7 +82,7 @@ fn uniform_structs_match_their_rust_twins() {
         ("has_h0", std::mem::offset_of!(LayerUniform, has_h0)),
         ("has_dht", std::mem::offset_of!(LayerUniform, has_dht)),
         ("rms_eps", std::mem::offset_of!(LayerUniform, rms_eps)),
-        ("pad", std::mem::offset_of!(LayerUniform, pad)),
+        ("has_conv_state", std::mem::offset_of!(LayerUniform, has_conv_state)),
     ];
     let rust_layer: Vec<(String, u32)> = rust_layer.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
     assert_eq!(layer, rust_layer);
