@@ -123,7 +123,12 @@ impl Case {
             Batch::Fixed { b, t } => gdn_train::Batch::Fixed { b: *b, t: *t },
             Batch::Packed { cu_seqlens } => gdn_train::Batch::Packed { cu_seqlens: cu_seqlens.clone() },
         };
-        let options = TapeOptions { initial_state: self.h0, final_state_grad: self.dht, family: self.family };
+        let options = TapeOptions {
+            initial_state: self.h0,
+            final_state_grad: self.dht,
+            family: self.family,
+            ..TapeOptions::default()
+        };
         let tape = Tape::new(ctx, config, batch, options)?;
         let p = &draw.params;
         let (a_log, dt_bias, norm, conv) = (to_f32(&p.a_log), to_f32(&p.dt_bias), to_f32(&p.norm), to_f32(&p.conv));
@@ -131,7 +136,7 @@ impl Case {
         let x = &draw.inputs;
         let (qkv, z, a, b) = (to_f32(&x.qkv), to_f32(&x.z), to_f32(&x.a), to_f32(&x.b));
         let h0 = x.h0.as_ref().map(|h| to_f32(h.iter()));
-        tape.write_inputs(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref() })?;
+        tape.write_inputs(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref(), conv_state: None })?;
         let dht = draw.grads.dht.as_ref().map(|d| to_f32(d.iter()));
         tape.write_output_grads(&to_f32(&draw.grads.dout), dht.as_deref())?;
         Ok(tape)

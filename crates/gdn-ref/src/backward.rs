@@ -4,8 +4,9 @@
 //! re-runs the recurrence keeping every state and sweeps it in reverse. Each block below names the
 //! spec line it implements.
 
-use crate::forward::{Activations, Flat, HeadTrace, initial_state, par_map};
+use crate::forward::{Activations, Flat, HeadTrace, initial_state, par_map, tap_value};
 use crate::scalar::{sigmoid, silu, silu_grad};
+use crate::window::{Tap, slot, tap};
 use crate::{LayerConfig, LayerParams, Sequences};
 
 /// Flat gradients, in the layouts of [`crate::Gradients`].
@@ -19,6 +20,18 @@ pub(crate) struct FlatGradients {
     pub ddt_bias: Vec<f64>,
     pub dnorm: Vec<f64>,
     pub dconv: Vec<f64>,
+    /// `[N_seq, kk − 1, C]`, zero when no conv state was given.
+    pub dconv_state: Vec<f64>,
+}
+
+/// Gradients arriving at the layer's outputs, flat.
+pub(crate) struct FlatOutputGrads<'a> {
+    /// `[N, nv·dv]`.
+    pub dout: &'a [f64],
+    /// `[N_seq, nv, dk, dv]`.
+    pub dht: Option<&'a [f64]>,
+    /// `[N_seq, kk − 1, C]`: the gradient of the final conv state.
+    pub dconv_state: Option<&'a [f64]>,
 }
 
 /// Gradients of one (sequence, value head) recurrence.
@@ -42,9 +55,9 @@ pub(crate) fn backward(
     params: &LayerParams,
     seqs: &Sequences,
     x: &Flat,
-    dout: &[f64],
-    dht: Option<&[f64]>,
+    grads: &FlatOutputGrads,
 ) -> FlatGradients {
+    let (dout, dht) = (grads.dout, grads.dht);
     let (nk, nv, dk, dv, c_all) = (config.nk, config.nv, config.dk, config.dv, config.channels());
     let tokens = seqs.tokens();
     let act = Activations::compute(config, params, seqs, x);
@@ -95,8 +108,8 @@ pub(crate) fn backward(
     l2_backward(config, &act, &dq_hat, &act.q_ss, 0, 1.0 / (dk as f64).sqrt(), &mut dy);
     l2_backward(config, &act, &dk_hat, &act.k_ss, config.key_width(), 1.0, &mut dy);
 
-    let (dqkv, dconv) = conv_backward(config, params, seqs, &act, x.qkv, &dy);
-    FlatGradients { dqkv, dz, da, db, dh0, da_log, ddt_bias, dnorm, dconv }
+    let (dqkv, dconv, dconv_state) = conv_backward(config, params, seqs, &act, x, &dy, grads.dconv_state);
+    FlatGradients { dqkv, dz, da, db, dh0, da_log, ddt_bias, dnorm, dconv, dconv_state }
 }
 
 /// Gated RMSNorm: `dz_j = dout_j·o_j r·norm_j·silu'(z_j)`, `dnorm_j += dout_j·o_j r·s_j`,
@@ -228,33 +241,46 @@ fn l2_backward(
     }
 }
 
-/// Conv + SiLU: `dpre = dy·silu'(pre)`; `dx_s[c] = Σ_j conv[c,j]·dpre_{s+(kk−1)−j}[c]` over targets
-/// inside the sequence; `dconv[c,j] = Σ_t dpre_t[c]·x_{t−(kk−1)+j}[c]`.
+/// Conv + SiLU: `dpre = dy·silu'(pre)`; each tap `conv[c,j]·x` of the conv at token `t` sends
+/// `conv[c,j]·dpre_t[c]` to the raw value it reads — a token (`dqkv`) or a slot of the conv state
+/// (`dconv_state`) — and `dpre_t[c]·x` to `dconv[c,j]`. The gradient arriving at the final conv
+/// state goes to the raw values that state holds, the same way.
 fn conv_backward(
     config: &LayerConfig,
     params: &LayerParams,
     seqs: &Sequences,
     act: &Activations,
-    qkv: &[f64],
+    x: &Flat,
     dy: &[f64],
-) -> (Vec<f64>, Vec<f64>) {
+    d_final: Option<&[f64]>,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let (c_all, kk) = (config.channels(), config.kk);
     let dpre: Vec<f64> = dy.iter().zip(&act.pre).map(|(d, &p)| d * silu_grad(p)).collect();
-    let mut dx = vec![0.0; qkv.len()];
+    let mut dx = vec![0.0; x.qkv.len()];
     let mut dconv = vec![0.0; c_all * kk];
+    let mut dstate = vec![0.0; seqs.len() * (kk - 1) * c_all];
     for n in 0..seqs.len() {
         let range = seqs.range(n);
+        let mut send = |t: usize, j: usize, c: usize, d: f64| match tap(kk, range.start, t, j) {
+            Tap::Token(src) => dx[src * c_all + c] += d,
+            Tap::State(i) => dstate[slot(kk, c_all, n, i, c)] += d,
+        };
         for t in range.clone() {
             for c in 0..c_all {
                 let d = dpre[t * c_all + c];
                 for j in 0..kk {
-                    if let Some(src) = (t + j).checked_sub(kk - 1).filter(|&s| s >= range.start) {
-                        dx[src * c_all + c] += params.conv[[c, j]] * d;
-                        dconv[c * kk + j] += d * qkv[src * c_all + c];
-                    }
+                    send(t, j, c, params.conv[[c, j]] * d);
+                    dconv[c * kk + j] += d * tap_value(config, seqs, x, n, t, j, c);
+                }
+            }
+        }
+        if let Some(d_final) = d_final {
+            for i in 0..kk - 1 {
+                for c in 0..c_all {
+                    send(range.end, i, c, d_final[slot(kk, c_all, n, i, c)]);
                 }
             }
         }
     }
-    (dx, dconv)
+    (dx, dconv, dstate)
 }

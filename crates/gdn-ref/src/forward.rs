@@ -5,6 +5,7 @@
 //! backward re-runs with `keep_states` to get every `S_t`.
 
 use crate::scalar::{sigmoid, silu, softplus};
+use crate::window::{Tap, slot, tap};
 use crate::{L2_EPS, LayerConfig, LayerParams, Sequences};
 
 /// Runs `job(0..count)` on all cores and returns the results in order.
@@ -74,12 +75,14 @@ pub(crate) struct Flat<'a> {
     pub a: &'a [f64],
     pub b: &'a [f64],
     pub h0: Option<&'a [f64]>,
+    /// `[N_seq, kk − 1, C]`.
+    pub conv_state: Option<&'a [f64]>,
 }
 
 impl Activations {
     /// The whole forward up to (and including) the gated RMSNorm's `rstd`.
     pub fn compute(config: &LayerConfig, params: &LayerParams, seqs: &Sequences, x: &Flat) -> Self {
-        let (pre, y) = conv_silu(config, params, seqs, x.qkv);
+        let (pre, y) = conv_silu(config, params, seqs, x);
         let (q_hat, q_ss) = l2_normalize(config, seqs.tokens(), &y, 0, 1.0 / (config.dk as f64).sqrt());
         let (k_hat, k_ss) = l2_normalize(config, seqs.tokens(), &y, config.key_width(), 1.0);
         let gates = gates(config, params, x.a, x.b);
@@ -132,26 +135,54 @@ pub(crate) fn initial_state<'a>(config: &LayerConfig, h0: Option<&'a [f64]>, n: 
     h0.map(|h0| &h0[(n * config.nv + h) * state..][..state])
 }
 
-/// Step 1: `pre_t[c] = Σ_j conv[c,j]·x_{t−(kk−1)+j}[c]` within each sequence, and `silu(pre)`.
-fn conv_silu(config: &LayerConfig, params: &LayerParams, seqs: &Sequences, qkv: &[f64]) -> (Vec<f64>, Vec<f64>) {
+/// The raw value tap `j` of the conv at flat token `t` of sequence `n` reads (see [`crate::window`]).
+pub(crate) fn tap_value(
+    config: &LayerConfig,
+    seqs: &Sequences,
+    x: &Flat,
+    n: usize,
+    t: usize,
+    j: usize,
+    c: usize,
+) -> f64 {
     let (c_all, kk) = (config.channels(), config.kk);
-    let mut pre = vec![0.0; qkv.len()];
+    match tap(kk, seqs.range(n).start, t, j) {
+        Tap::Token(src) => x.qkv[src * c_all + c],
+        Tap::State(i) => x.conv_state.map_or(0.0, |state| state[slot(kk, c_all, n, i, c)]),
+    }
+}
+
+/// Step 1: `pre_t[c] = Σ_j conv[c,j]·x_{t−(kk−1)+j}[c]` within each sequence, positions before its
+/// start read from its conv state (or zero), and `silu(pre)`.
+fn conv_silu(config: &LayerConfig, params: &LayerParams, seqs: &Sequences, x: &Flat) -> (Vec<f64>, Vec<f64>) {
+    let c_all = config.channels();
+    let mut pre = vec![0.0; x.qkv.len()];
     for n in 0..seqs.len() {
-        let range = seqs.range(n);
-        for t in range.clone() {
+        for t in seqs.range(n) {
             for c in 0..c_all {
-                let mut acc = 0.0;
-                for j in 0..kk {
-                    if let Some(src) = (t + j).checked_sub(kk - 1).filter(|&s| s >= range.start) {
-                        acc += params.conv[[c, j]] * qkv[src * c_all + c];
-                    }
-                }
-                pre[t * c_all + c] = acc;
+                pre[t * c_all + c] =
+                    (0..config.kk).map(|j| params.conv[[c, j]] * tap_value(config, seqs, x, n, t, j, c)).sum();
             }
         }
     }
     let y = pre.iter().map(|&p| silu(p)).collect();
     (pre, y)
+}
+
+/// The final conv state `[N_seq, kk − 1, C]`: the last `kk − 1` raw tokens of every sequence,
+/// reaching into its conv state (or zero) when the sequence is shorter.
+pub(crate) fn final_conv_state(config: &LayerConfig, seqs: &Sequences, x: &Flat) -> Vec<f64> {
+    let (c_all, kk) = (config.channels(), config.kk);
+    let mut state = vec![0.0; seqs.len() * (kk - 1) * c_all];
+    for n in 0..seqs.len() {
+        let end = seqs.range(n).end;
+        for i in 0..kk - 1 {
+            for c in 0..c_all {
+                state[slot(kk, c_all, n, i, c)] = tap_value(config, seqs, x, n, end, i, c);
+            }
+        }
+    }
+    state
 }
 
 /// Step 3: per token and key head, `x̂ = x · scale / sqrt(Σx² + ε₂)` over the `dk` channels that

@@ -11,9 +11,12 @@
 //! 5. gated RMSNorm, norm before gate: `out = o·rsqrt(mean o² + ε)·norm·silu(z)`.
 //!
 //! [`Layer::backward`] is written by hand (no autodiff) and returns the gradients of the four input
-//! streams, of the initial state, and of the layer's parameters (`a_log`, `dt_bias`, `norm`, `conv`).
+//! streams, of the initial states, and of the layer's parameters (`a_log`, `dt_bias`, `norm`, `conv`).
 //! Batches are either `B` sequences of `T` tokens or packed variable-length sequences described by
-//! `cu_seqlens` offsets, each sequence with its own state.
+//! `cu_seqlens` offsets, each sequence with its own state. A sequence continues across calls through
+//! two states: the recurrent state (`h0` in, `hT` out) and the conv window (`conv_state` in and out:
+//! its last `kk − 1` raw qkv tokens, see [`LayerInputs`] for the layout and how it maps to Hugging
+//! Face's `conv_states` cache); both have gradients.
 //!
 //! Every GPU kernel in the workspace is judged against this crate, so it favours obviousness over
 //! speed: it keeps every state of a (sequence, head) in memory during the backward, and it is proven
@@ -48,6 +51,7 @@ mod layer;
 mod params;
 pub mod sample;
 mod scalar;
+mod window;
 
 pub use batch::{Batch, Sequences};
 pub use config::{L2_EPS, LayerConfig};

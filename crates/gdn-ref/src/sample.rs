@@ -5,7 +5,7 @@
 //! the f64 reference computes on, and a comparison measures only the kernels' arithmetic.
 
 use crate::{Batch, LayerConfig, LayerInputs, LayerParams, OutputGrads};
-use ndarray::{Array, Array1, Dimension, IntoDimension};
+use ndarray::{Array, Array1, Array3, Dimension, IntoDimension};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, Normal, Uniform};
@@ -74,6 +74,7 @@ impl Sampler {
             a: self.normal((b, t, config.nv), a_mean, 1.0),
             b: b_gates,
             h0: with_h0.then(|| self.normal(self::state_dims(config, batch), 0.0, 0.3)),
+            conv_state: None,
             cu_seqlens: match batch {
                 Batch::Fixed { .. } => None,
                 Batch::Packed { cu_seqlens } => Some(cu_seqlens.clone()),
@@ -87,7 +88,18 @@ impl Sampler {
         OutputGrads {
             dout: self.normal((b, t, config.value_width()), 0.0, 1.0),
             dht: with_dht.then(|| self.normal(self::state_dims(config, batch), 0.0, 1.0)),
+            dconv_state: None,
         }
+    }
+
+    /// A conv state `[N, kk − 1, C]` drawn like the raw `qkv` it holds, `N(0, 1)`.
+    pub fn conv_state(&mut self, config: &LayerConfig, batch: &Batch) -> Array3<f64> {
+        self.normal((batch.sequence_count(), config.kk - 1, config.channels()), 0.0, 1.0)
+    }
+
+    /// A gradient arriving at the final conv state, `N(0, 1)`.
+    pub fn conv_state_grad(&mut self, config: &LayerConfig, batch: &Batch) -> Array3<f64> {
+        self.conv_state(config, batch)
     }
 
     fn normal<Sh: IntoDimension>(&mut self, shape: Sh, mean: f64, std: f64) -> Array<f64, Sh::Dim> {

@@ -50,7 +50,8 @@ fn input_shapes_are_checked() {
 #[test]
 fn output_gradients_are_checked() {
     let (layer, inputs) = layer_and_inputs();
-    let grads = OutputGrads { dout: Array3::zeros((2, 3, 8)), dht: Some(Array4::zeros((2, 4, 2, 3))) };
+    let grads =
+        OutputGrads { dout: Array3::zeros((2, 3, 8)), dht: Some(Array4::zeros((2, 4, 2, 3))), dconv_state: None };
     assert_eq!(
         layer.backward(&inputs, &grads).unwrap_err(),
         Error::Shape { name: "dht", expected: vec![2, 4, 3, 2], got: vec![2, 4, 2, 3] }
@@ -83,4 +84,27 @@ fn packed_offsets_are_checked() {
     let mut x = inputs.clone();
     x.cu_seqlens = Some(vec![0, 3]);
     assert!(matches!(layer.forward(&x).unwrap_err(), Error::Shape { name: "qkv", .. }));
+}
+
+#[test]
+fn conv_state_shapes_are_checked() {
+    let (layer, inputs) = layer_and_inputs();
+    let mut x = inputs.clone();
+    x.conv_state = Some(Array3::zeros((2, 3, 20)));
+    assert_eq!(
+        layer.forward(&x).unwrap_err(),
+        Error::Shape { name: "conv_state", expected: vec![2, 2, 20], got: vec![2, 3, 20] }
+    );
+    x.conv_state = Some(Array3::from_elem((2, 2, 20), f64::INFINITY));
+    assert!(matches!(layer.forward(&x).unwrap_err(), Error::NotFinite { name: "conv_state", index: 0, .. }));
+    x.conv_state = Some(Array3::zeros((2, 2, 20)));
+    let mut grads = OutputGrads::new(Array3::zeros((2, 3, 8)));
+    grads.dconv_state = Some(Array3::zeros((1, 2, 20)));
+    assert_eq!(
+        layer.backward(&x, &grads).unwrap_err(),
+        Error::Shape { name: "dconv_state", expected: vec![2, 2, 20], got: vec![1, 2, 20] }
+    );
+    grads.dconv_state = Some(Array3::zeros((2, 2, 20)));
+    let g = layer.backward(&x, &grads).unwrap();
+    assert_eq!(g.dconv_state.map(|d| d.shape().to_vec()), Some(vec![2, 2, 20]));
 }

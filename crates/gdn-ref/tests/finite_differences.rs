@@ -1,5 +1,5 @@
 //! The hand-written backward against five-point finite differences in f64, on every gradient:
-//! the four input streams, the initial state and the four parameters.
+//! the four input streams, the initial recurrent and conv states and the four parameters.
 
 mod common;
 
@@ -32,6 +32,7 @@ fn gradients_match_finite_differences_across_shapes() {
             batch,
             h0,
             dht,
+            conv_state: false,
             regime: Regime::Typical,
             seed: 100 + n as u64,
         })
@@ -51,6 +52,7 @@ fn gradients_match_finite_differences_at_gate_extremes() {
             batch: Batch::Fixed { b: 2, t: 4 },
             h0: true,
             dht: true,
+            conv_state: true,
             regime,
             seed: 200 + n as u64,
         })
@@ -66,8 +68,38 @@ fn gradients_match_finite_differences_for_packed_sequences() {
         batch: Batch::Packed { cu_seqlens: vec![0, 1, 5, 7] },
         h0,
         dht: h0,
+        conv_state: h0,
         regime: Regime::Typical,
         seed: 300 + u64::from(h0),
     });
     check_all("packed", &cases);
+}
+
+/// A conv state in and a gradient arriving at the final conv state, for every `kk` and for
+/// sequences shorter than the window (`T < kk − 1`: the final state reaches into the old one),
+/// fixed and packed.
+#[test]
+fn conv_state_gradients_match_finite_differences() {
+    let shapes = [
+        (config(1, 2, 3, 4, 1), Batch::Fixed { b: 2, t: 3 }),
+        (config(1, 1, 4, 3, 2), Batch::Fixed { b: 2, t: 1 }),
+        (config(2, 1, 3, 2, 3), Batch::Fixed { b: 1, t: 4 }),
+        (config(1, 2, 4, 3, 4), Batch::Fixed { b: 2, t: 2 }),
+        (config(1, 2, 3, 3, 4), Batch::Fixed { b: 1, t: 6 }),
+        (config(1, 1, 3, 4, 4), Batch::Packed { cu_seqlens: vec![0, 1, 3, 8] }),
+    ];
+    let cases: Vec<Case> = shapes
+        .into_iter()
+        .enumerate()
+        .map(|(n, (config, batch))| Case {
+            config,
+            batch,
+            h0: n % 2 == 0,
+            dht: true,
+            conv_state: true,
+            regime: Regime::Typical,
+            seed: 400 + n as u64,
+        })
+        .collect();
+    check_all("conv state", &cases);
 }

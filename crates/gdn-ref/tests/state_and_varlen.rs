@@ -23,7 +23,7 @@ fn assert_close<D: Dimension>(name: &str, got: &Array<f64, D>, want: &Array<f64,
 /// Tokens `range` of every token-major input, with `h0` replaced.
 fn slice_tokens(x: &LayerInputs, range: std::ops::Range<usize>, h0: Option<Array<f64, ndarray::Ix4>>) -> LayerInputs {
     let cut = |a: &Array<f64, ndarray::Ix3>| a.slice_axis(Axis(1), Slice::from(range.clone())).to_owned();
-    LayerInputs { qkv: cut(&x.qkv), z: cut(&x.z), a: cut(&x.a), b: cut(&x.b), h0, cu_seqlens: None }
+    LayerInputs { qkv: cut(&x.qkv), z: cut(&x.z), a: cut(&x.a), b: cut(&x.b), h0, conv_state: None, cu_seqlens: None }
 }
 
 /// With `kk = 1` the conv has no memory across the cut, so the recurrent state is the whole state.
@@ -49,13 +49,21 @@ fn split_sequence_chained_through_its_state_equals_the_whole() {
     let second_g = layer
         .backward(
             &second_x,
-            &OutputGrads { dout: grads.dout.slice(s![.., cut.., ..]).to_owned(), dht: grads.dht.clone() },
+            &OutputGrads {
+                dout: grads.dout.slice(s![.., cut.., ..]).to_owned(),
+                dht: grads.dht.clone(),
+                dconv_state: None,
+            },
         )
         .unwrap();
     let first_g = layer
         .backward(
             &first_x,
-            &OutputGrads { dout: grads.dout.slice(s![.., ..cut, ..]).to_owned(), dht: second_g.dh0.clone() },
+            &OutputGrads {
+                dout: grads.dout.slice(s![.., ..cut, ..]).to_owned(),
+                dht: second_g.dh0.clone(),
+                dconv_state: None,
+            },
         )
         .unwrap();
     let joined = |f: fn(&Gradients) -> &Array<f64, ndarray::Ix3>| {
@@ -98,7 +106,10 @@ fn packed_batch_equals_its_sequences_run_alone() {
         assert_close(&format!("out[{n}]"), &alone.out, &tokens(&packed.out));
         assert_close(&format!("hT[{n}]"), &alone.ht, &state(&packed.ht));
         let alone_g = layer
-            .backward(&alone_x, &OutputGrads { dout: tokens(&grads.dout), dht: grads.dht.as_ref().map(state) })
+            .backward(
+                &alone_x,
+                &OutputGrads { dout: tokens(&grads.dout), dht: grads.dht.as_ref().map(state), dconv_state: None },
+            )
             .unwrap();
         assert_close(&format!("dqkv[{n}]"), &alone_g.dqkv, &tokens(&packed_g.dqkv));
         assert_close(&format!("dz[{n}]"), &alone_g.dz, &tokens(&packed_g.dz));
@@ -133,6 +144,7 @@ fn fixed_batch_equals_the_same_tokens_packed() {
         a: pack(&x.a),
         b: pack(&x.b),
         h0: x.h0.clone(),
+        conv_state: None,
         cu_seqlens: Some((0..=b).map(|n| n * t).collect()),
     };
     let fixed = layer.forward(&x).unwrap();
@@ -140,7 +152,9 @@ fn fixed_batch_equals_the_same_tokens_packed() {
     assert_close("out", &pack(&fixed.out), &packed.out);
     assert_close("hT", &fixed.ht, &packed.ht);
     let fixed_g = layer.backward(&x, &grads).unwrap();
-    let packed_g = layer.backward(&packed_x, &OutputGrads { dout: pack(&grads.dout), dht: grads.dht.clone() }).unwrap();
+    let packed_g = layer
+        .backward(&packed_x, &OutputGrads { dout: pack(&grads.dout), dht: grads.dht.clone(), dconv_state: None })
+        .unwrap();
     assert_close("dqkv", &pack(&fixed_g.dqkv), &packed_g.dqkv);
     assert_close("dconv", &fixed_g.dconv, &packed_g.dconv);
     assert_close("dh0", fixed_g.dh0.as_ref().unwrap(), packed_g.dh0.as_ref().unwrap());

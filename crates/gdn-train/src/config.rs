@@ -122,10 +122,15 @@ pub struct TapeOptions {
     pub final_state_grad: bool,
     /// The kernel family that computes the delta rule, with its knobs.
     pub family: Family,
+    /// Room for a conv state per sequence: its last `kk − 1` raw qkv tokens before this call,
+    /// `[sequences, kk − 1, C]` token-major ([`crate::TapeBuffer::ConvState`]), read where the conv
+    /// reaches before a sequence's start; the final window after the call
+    /// ([`crate::TapeBuffer::FinalConvState`]); the gradient arriving at it and `dconv_state`.
+    pub conv_state: bool,
 }
 
 impl Default for TapeOptions {
     fn default() -> Self {
-        Self { initial_state: false, final_state_grad: false, family: Family::default() }
+        Self { initial_state: false, final_state_grad: false, family: Family::default(), conv_state: false }
     }
 }

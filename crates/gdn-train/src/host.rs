@@ -30,6 +30,9 @@ pub struct Inputs<'a> {
     pub b: &'a [f32],
     /// `[sequences, nv, dk, dv]`, exactly when the tape was created with `initial_state`.
     pub h0: Option<&'a [f32]>,
+    /// `[sequences, kk − 1, C]`, exactly when the tape was created with `conv_state` (zeros for
+    /// fresh sequences).
+    pub conv_state: Option<&'a [f32]>,
 }
 
 /// What the forward returns.
@@ -39,6 +42,9 @@ pub struct Outputs {
     pub out: Vec<f32>,
     /// `[sequences, nv, dk, dv]`.
     pub ht: Vec<f32>,
+    /// The conv window after each sequence, `[sequences, kk − 1, C]`, when the tape has
+    /// `conv_state`: the next call's `conv_state`.
+    pub conv_state: Option<Vec<f32>>,
 }
 
 /// Every gradient of the backward.
@@ -62,6 +68,9 @@ pub struct Gradients {
     pub dnorm: Vec<f32>,
     /// `[C, kk]`.
     pub dconv: Vec<f32>,
+    /// `[sequences, kk − 1, C]`, when the tape has `conv_state`: the gradient of the input conv
+    /// window, to pass as the previous call's final conv state gradient.
+    pub dconv_state: Option<Vec<f32>>,
 }
 
 impl Tape {
@@ -79,7 +88,8 @@ impl Tape {
         self.write(TapeBuffer::Z, inputs.z)?;
         self.write(TapeBuffer::A, inputs.a)?;
         self.write(TapeBuffer::B, inputs.b)?;
-        self.write_optional(TapeBuffer::H0, inputs.h0, self.options().initial_state, "initial_state")
+        self.write_optional(TapeBuffer::H0, inputs.h0, self.options().initial_state, "initial_state")?;
+        self.write_optional(TapeBuffer::ConvState, inputs.conv_state, self.options().conv_state, "conv_state")
     }
 
     /// Uploads the gradients arriving at the outputs.
@@ -88,10 +98,18 @@ impl Tape {
         self.write_optional(TapeBuffer::Dht, dht, self.options().final_state_grad, "final_state_grad")
     }
 
+    /// Uploads the gradient arriving at the final conv state, `[sequences, kk − 1, C]` (tapes with
+    /// `conv_state`). The backward reads it as it was last written: zero on a new tape.
+    pub fn write_final_conv_state_grad(&self, d: &[f32]) -> Result<()> {
+        self.write_optional(TapeBuffer::DfinalConvState, Some(d), self.options().conv_state, "conv_state")
+    }
+
     /// Uploads an optional tensor, which must be given exactly when the tape has room for it
-    /// (`option` of [`crate::TapeOptions`]).
+    /// (`option` of [`crate::TapeOptions`]); an empty one (a conv window with `kk = 1`) has
+    /// nothing to upload.
     fn write_optional(&self, which: TapeBuffer, data: Option<&[f32]>, room: bool, option: &str) -> Result<()> {
         let reason = match (data, room) {
+            (Some([]), true) if self.len(which) == 0 => return Ok(()),
             (Some(data), true) => return self.write(which, data),
             (None, false) => return Ok(()),
             (Some(_), false) => format!("given, but the tape was created without {option}"),
@@ -108,16 +126,21 @@ impl Tape {
     }
 
     /// Uploads the output gradients, runs the backward (after a forward on the same tape) and
-    /// reads every gradient back.
+    /// reads every gradient back. On a tape with `conv_state`, the gradient of the final conv
+    /// state is the one [`Tape::write_final_conv_state_grad`] last uploaded (zero if never).
     pub fn run_backward(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<Gradients> {
         self.write_output_grads(dout, dht)?;
         self.backward()?;
         self.read_gradients()
     }
 
-    /// Reads `out` and `hT` back, waiting for the queue.
+    /// Reads `out`, `hT` (and the final conv state) back, waiting for the queue.
     pub fn read_outputs(&self) -> Result<Outputs> {
-        Ok(Outputs { out: self.read(TapeBuffer::Out)?, ht: self.read(TapeBuffer::Ht)? })
+        Ok(Outputs {
+            out: self.read(TapeBuffer::Out)?,
+            ht: self.read(TapeBuffer::Ht)?,
+            conv_state: self.read_optional(TapeBuffer::FinalConvState, self.options().conv_state)?,
+        })
     }
 
     /// Reads every gradient back, waiting for the queue.
@@ -127,11 +150,17 @@ impl Tape {
             dz: self.read(TapeBuffer::Dz)?,
             da: self.read(TapeBuffer::Da)?,
             db: self.read(TapeBuffer::Db)?,
-            dh0: if self.options().initial_state { Some(self.read(TapeBuffer::Dh0)?) } else { None },
+            dh0: self.read_optional(TapeBuffer::Dh0, self.options().initial_state)?,
             da_log: self.read(TapeBuffer::DaLog)?,
             ddt_bias: self.read(TapeBuffer::DdtBias)?,
             dnorm: self.read(TapeBuffer::Dnorm)?,
             dconv: self.read(TapeBuffer::Dconv)?,
+            dconv_state: self.read_optional(TapeBuffer::DconvState, self.options().conv_state)?,
         })
+    }
+
+    /// Reads `which` back when the tape has room for it (`room`).
+    fn read_optional(&self, which: TapeBuffer, room: bool) -> Result<Option<Vec<f32>>> {
+        if room { self.read(which).map(Some) } else { Ok(None) }
     }
 }

@@ -9,8 +9,10 @@
 //!   training loop chains the layer with its own device work without a host round trip;
 //!   [`Tape::run_forward`] / [`Tape::run_backward`] upload from and read back to host slices.
 //! - Everything [`gdn_ref`](https://docs.rs/gdn-ref) computes is here: `h0`/`hT`, `dh0`/`dhT`,
-//!   the gradients of the four inputs and of the parameters (`a_log`, `dt_bias`, `norm`, `conv`),
-//!   and packed variable-length batches ([`Batch::Packed`]).
+//!   the conv window carried across calls ([`TapeOptions::conv_state`]: its last `kk − 1` raw qkv
+//!   tokens in and out, its gradient in and out), the gradients of the four inputs and of the
+//!   parameters (`a_log`, `dt_bias`, `norm`, `conv`), and packed variable-length batches
+//!   ([`Batch::Packed`]).
 //!
 //! The kernels are `gdn_wgsl`'s; a [`Family`] decides how the delta rule runs. The recurrent family
 //! runs the state recurrence serially in time with the state in registers, checkpointed; the
@@ -26,7 +28,7 @@
 //! # let tokens = 2 * 1024;
 //! # let (qkv, z, a, b) = (vec![0.0; tokens * config.channels()], vec![0.0; tokens * 4096], vec![0.0; tokens * 32], vec![0.0; tokens * 32]);
 //! tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv })?;
-//! let fwd = tape.run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: None })?;
+//! let fwd = tape.run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: None, conv_state: None })?;
 //! let grads = tape.run_backward(&fwd.out, None)?;
 //! # Ok::<(), gdn_train::Error>(())
 //! ```

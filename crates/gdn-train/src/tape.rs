@@ -12,8 +12,22 @@ use gdn_wgsl::{HeadDims, LayerUniform};
 use std::collections::HashMap;
 
 /// Buffers the caller fills; every other buffer is written by the kernels.
-const CALLER_WRITTEN: [&str; 12] =
-    ["index", "qkv", "z", "a", "b", "h0", "a_log", "dt_bias", "norm", "conv", "dout", "dht"];
+const CALLER_WRITTEN: [&str; 14] = [
+    "index",
+    "qkv",
+    "z",
+    "a",
+    "b",
+    "h0",
+    "conv_state",
+    "a_log",
+    "dt_bias",
+    "norm",
+    "conv",
+    "dout",
+    "dht",
+    "dfinal_conv_state",
+];
 
 /// Device buffers and recorded dispatches of one layer for one batch shape.
 pub struct Tape {
@@ -43,6 +57,7 @@ impl Tape {
         let (c, v, nv, state) = (config.channels(), config.value_width(), config.nv, config.state_size());
         let states = seqs * nv * state;
         let optional = |present: bool| if present { states } else { 0 };
+        let conv_window = if options.conv_state { seqs * (config.kk - 1) * c } else { 0 };
         let mut words = vec![
             ("index", seqs + 1 + state_slots.len() + tokens),
             ("qkv", tokens * c),
@@ -79,6 +94,10 @@ impl Tape {
             ("ddt_bias", nv),
             ("dnorm", config.dv),
             ("dconv", c * config.kk),
+            ("conv_state", conv_window),
+            ("final_conv_state", conv_window),
+            ("dfinal_conv_state", conv_window),
+            ("dconv_state", conv_window),
         ];
         words.extend(family.buffer_words(&geometry));
         let reductions = passes::reductions(&geometry);
@@ -114,6 +133,8 @@ impl Tape {
             has_dht: options.final_state_grad.into(),
             rms_eps: config.rms_eps,
             gate_parts: to_u32(family.gate_parts(dims))?,
+            has_conv_state: options.conv_state.into(),
+            pad: [0; 2],
         };
         let layer = uniform(ctx, "layer", bytemuck::bytes_of(&layer))?;
         let reduce = reductions.map(|r| uniform(ctx, "reduce", bytemuck::bytes_of(&r)).map(|b| (r, b)));
@@ -173,13 +194,13 @@ impl Tape {
     }
 
     /// Records the forward into `encoder`: reads the inputs and parameters, writes `out`, `hT`
-    /// and what the backward needs.
+    /// (and the final conv state) and what the backward needs.
     pub fn encode_forward(&self, encoder: &mut wgpu::CommandEncoder) {
         self.forward.encode(encoder, "gdn forward", None);
     }
 
-    /// Records the backward into `encoder`: reads `dout` (and `dhT`) and the forward's tape, writes
-    /// every gradient. The forward must have run on the same inputs.
+    /// Records the backward into `encoder`: reads `dout` (and `dhT`, and the gradient of the final
+    /// conv state) and the forward's tape, writes every gradient. The forward must have run on the same inputs.
     pub fn encode_backward(&self, encoder: &mut wgpu::CommandEncoder) {
         self.backward.encode(encoder, "gdn backward", None);
     }

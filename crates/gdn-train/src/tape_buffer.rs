@@ -3,7 +3,9 @@
 /// The tape's buffers a caller reads or writes, for chaining with its own device work.
 ///
 /// Token-major tensors are `[tokens, …]` row-major, f32: `tokens = B·T` (or `Ttot`); states are
-/// `[sequences, nv, dk, dv]`.
+/// `[sequences, nv, dk, dv]`; conv windows are `[sequences, kk − 1, C]`, token-major like qkv and
+/// oldest first (slot `kk − 2` is the token just before the sequence's first), the layout of
+/// `gdn_ref::LayerInputs::conv_state` (whose docs map it to Hugging Face's `conv_states`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum TapeBuffer {
     /// Input: raw qkv projection, `[tokens, C]`.
@@ -50,6 +52,15 @@ pub enum TapeBuffer {
     Dnorm,
     /// Gradient of `conv`.
     Dconv,
+    /// Input: the conv window before each sequence (tapes with `conv_state`).
+    ConvState,
+    /// Output of the forward: the conv window after each sequence (tapes with `conv_state`).
+    FinalConvState,
+    /// Input of the backward: gradient of the final conv window (tapes with `conv_state`; zero
+    /// until written, then kept until overwritten).
+    DfinalConvState,
+    /// Gradient of the input conv window (tapes with `conv_state`).
+    DconvState,
 }
 
 impl TapeBuffer {
@@ -78,6 +89,10 @@ impl TapeBuffer {
             TapeBuffer::DdtBias => "ddt_bias",
             TapeBuffer::Dnorm => "dnorm",
             TapeBuffer::Dconv => "dconv",
+            TapeBuffer::ConvState => "conv_state",
+            TapeBuffer::FinalConvState => "final_conv_state",
+            TapeBuffer::DfinalConvState => "dfinal_conv_state",
+            TapeBuffer::DconvState => "dconv_state",
         }
     }
 }

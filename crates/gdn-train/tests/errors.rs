@@ -73,13 +73,46 @@ fn host_slices_are_checked() {
     let params = Params { a_log: &[0.0; 2], dt_bias: &[0.0; 2], norm: &[1.0; 15], conv: &conv };
     assert_eq!(tape.write_params(&params).unwrap_err(), Error::Length { name: "norm", expected: 16, got: 15 });
     let qkv = vec![0.0; 6 * channels];
-    let inputs = Inputs { qkv: &qkv, z: &[0.0; 6 * 32], a: &[0.0; 12], b: &[0.0; 12], h0: Some(&[0.0; 512]) };
+    let inputs =
+        Inputs { qkv: &qkv, z: &[0.0; 6 * 32], a: &[0.0; 12], b: &[0.0; 12], h0: Some(&[0.0; 512]), conv_state: None };
     assert!(matches!(tape.write_inputs(&inputs), Err(Error::Presence { name: "h0", .. })));
     assert!(matches!(
         tape.write_output_grads(&[0.0; 6 * 32], Some(&[0.0; 512])),
         Err(Error::Presence { name: "dht", .. })
     ));
     assert!(matches!(tape.write(TapeBuffer::Dh0, &[]), Err(Error::Presence { name: "dh0", .. })));
+}
+
+#[test]
+fn conv_state_slices_are_checked() {
+    let ctx = context();
+    let (channels, tokens) = (small().channels(), 6);
+    let qkv = vec![0.0; tokens * channels];
+    let inputs =
+        |conv_state| Inputs { qkv: &qkv, z: &[0.0; 6 * 32], a: &[0.0; 12], b: &[0.0; 12], h0: None, conv_state };
+    let window = vec![0.0; 2 * 3 * channels];
+    let plain = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, TapeOptions::default()).unwrap();
+    assert!(matches!(plain.write_inputs(&inputs(Some(&window))), Err(Error::Presence { name: "conv_state", .. })));
+    assert!(matches!(
+        plain.write_final_conv_state_grad(&window),
+        Err(Error::Presence { name: "dfinal_conv_state", .. })
+    ));
+    assert_eq!(plain.read_outputs().unwrap().conv_state, None);
+
+    let options = TapeOptions { conv_state: true, ..TapeOptions::default() };
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
+    assert_eq!(tape.len(TapeBuffer::ConvState), 2 * 3 * channels);
+    assert!(matches!(tape.write_inputs(&inputs(None)), Err(Error::Presence { name: "conv_state", .. })));
+    assert_eq!(
+        tape.write_inputs(&inputs(Some(&window[1..]))).unwrap_err(),
+        Error::Length { name: "conv_state", expected: 2 * 3 * channels, got: 2 * 3 * channels - 1 }
+    );
+    assert!(tape.write_inputs(&inputs(Some(&window))).is_ok());
+
+    // kk = 1: the window is empty, and an empty slice is the only one that fits.
+    let kk1 = Tape::new(ctx, LayerConfig::new(1, 2, 16, 16, 1), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
+    assert!(kk1.write_inputs(&inputs(Some(&[]))).is_ok());
+    assert_eq!(kk1.read_outputs().unwrap().conv_state, Some(Vec::new()));
 }
 
 #[test]

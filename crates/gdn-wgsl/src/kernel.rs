@@ -253,6 +253,7 @@ const MATH: &str = include_str!("../templates/math.wgsl");
 const SEQUENCES: (&str, &str) = ("sequences", include_str!("../templates/sequences.wgsl"));
 const QK_ROWS: (&str, &str) = ("qk_rows", include_str!("../templates/qk_rows.wgsl"));
 const GATE_VALUES: (&str, &str) = ("gate_values", include_str!("../templates/gate_values.wgsl"));
+const CONV_TAP: (&str, &str) = ("conv_tap", include_str!("../templates/conv_tap.wgsl"));
 const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
@@ -267,13 +268,15 @@ const CHUNK_SHARED: u32 = 2 * 16 * 16 * 4 + 5 * MAX_CHUNK;
 const CONV_FORWARD: Spec = Spec {
     name: "conv_forward",
     template: include_str!("../templates/conv_forward.wgsl"),
-    snippets: &[SEQUENCES, CONV_PRE],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_PRE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
         bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
         bind("conv", ReadF32),
         bind("y", WriteF32),
+        bind("final_conv_state", WriteF32),
     ],
 };
 
@@ -401,11 +404,12 @@ const QK_NORM_BACKWARD: Spec = Spec {
 const CONV_BACKWARD_PRE: Spec = Spec {
     name: "conv_backward_pre",
     template: include_str!("../templates/conv_backward_pre.wgsl"),
-    snippets: &[SEQUENCES, CONV_PRE],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_PRE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
         bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
         bind("conv", ReadF32),
         bind("dy", ReadF32),
         bind("dpre", WriteF32),
@@ -421,19 +425,22 @@ const CONV_BACKWARD_INPUT: Spec = Spec {
         bind("index", ReadU32),
         bind("conv", ReadF32),
         bind("dpre", ReadF32),
+        bind("dfinal_conv_state", ReadF32),
         bind("dqkv", WriteF32),
+        bind("dconv_state", WriteF32),
     ],
 };
 
 const DCONV_PARTIAL: Spec = Spec {
     name: "dconv_partial",
     template: include_str!("../templates/dconv_partial.wgsl"),
-    snippets: &[SEQUENCES],
+    snippets: &[SEQUENCES, CONV_TAP],
     bindings: &[
         bind("layer", LayerUniform),
         bind("reduce", ReduceUniform),
         bind("index", ReadU32),
         bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
         bind("dpre", ReadF32),
         bind("partial", WriteF32),
     ],

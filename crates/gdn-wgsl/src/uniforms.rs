@@ -33,6 +33,11 @@ pub struct LayerUniform {
     /// Partial sums per (token, value head) of `dℓ` and `dβ` that the family's backward writes into
     /// `gate_grad_parts` and `gates_backward` adds up.
     pub gate_parts: u32,
+    /// 1 when a conv state `[seqs, kk − 1, C]` is given (else positions before a sequence's start
+    /// read zero, and neither the final conv state nor `dconv_state` is written).
+    pub has_conv_state: u32,
+    /// Keeps the block a multiple of 16 bytes.
+    pub pad: [u32; 2],
 }
 
 /// Shape of one column sum, bound as `reduce`.
@@ -66,6 +71,9 @@ pub(crate) const LAYER_WGSL: &str = "struct Layer {
     has_dht: u32,
     rms_eps: f32,
     gate_parts: u32,
+    has_conv_state: u32,
+    pad0: u32,
+    pad1: u32,
 }
 ";
 

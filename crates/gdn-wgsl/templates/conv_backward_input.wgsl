@@ -1,4 +1,7 @@
-// dqkv[s, c] = Σ_j conv[c, j]·dpre[s + (kk − 1) − j, c] over targets inside s's sequence.
+// dqkv[s, c] = Σ_j conv[c, j]·dpre[s + (kk − 1) − j, c] over targets inside s's sequence, plus,
+// with a conv state, the gradient arriving at the final window slot that holds token s. The thread
+// of each sequence's first token also writes dconv_state[n, ·, c]: the taps that read each slot of
+// the conv state, plus the final window's gradient for the slots it carries over (short sequences).
 // One thread per (token, channel); grid folded, ELEMENTS threads.
 
 @compute @workgroup_size(ELEMENTS)
@@ -10,13 +13,39 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let s = i / layer.channels;
     let c = i % layer.channels;
-    let end = seq_end(token_seq(s));
+    let n = token_seq(s);
+    let end = seq_end(n);
+    let km1 = layer.kk - 1u;
     var acc = 0.0;
     for (var j = 0u; j < layer.kk; j = j + 1u) {
-        let target_t = s + (layer.kk - 1u - j);
+        let target_t = s + (km1 - j);
         if (target_t < end) {
             acc = acc + conv[c * layer.kk + j] * dpre[target_t * layer.channels + c];
         }
     }
+    if (layer.has_conv_state == 0u) {
+        dqkv[i] = acc;
+        return;
+    }
+    if (end - s <= km1) {
+        acc = acc + dfinal_conv_state[(n * km1 + km1 - (end - s)) * layer.channels + c];
+    }
     dqkv[i] = acc;
+    let start = seq_start(n);
+    if (s == start) {
+        let len = end - start;
+        for (var k = 0u; k < km1; k = k + 1u) {
+            var d = 0.0;
+            // Tap j of the conv at token start + k − j reads slot k.
+            for (var j = 0u; j <= k; j = j + 1u) {
+                if (k - j < len) {
+                    d = d + conv[c * layer.kk + j] * dpre[(start + k - j) * layer.channels + c];
+                }
+            }
+            if (k >= len) {
+                d = d + dfinal_conv_state[(n * km1 + k - len) * layer.channels + c];
+            }
+            dconv_state[(n * km1 + k) * layer.channels + c] = d;
+        }
+    }
 }

@@ -30,10 +30,11 @@ pub enum Tensor {
     DtBias,
     Norm,
     Conv,
+    ConvState,
 }
 
 impl Tensor {
-    const ALL: [Tensor; 9] = [
+    const ALL: [Tensor; 10] = [
         Tensor::Qkv,
         Tensor::Z,
         Tensor::A,
@@ -43,6 +44,7 @@ impl Tensor {
         Tensor::DtBias,
         Tensor::Norm,
         Tensor::Conv,
+        Tensor::ConvState,
     ];
 
     fn values<'a>(self, inputs: &'a mut LayerInputs, params: &'a mut LayerParams) -> Option<&'a mut [f64]> {
@@ -56,6 +58,7 @@ impl Tensor {
             Tensor::DtBias => params.dt_bias.as_slice_mut(),
             Tensor::Norm => params.norm.as_slice_mut(),
             Tensor::Conv => params.conv.as_slice_mut(),
+            Tensor::ConvState => inputs.conv_state.as_mut().and_then(|s| s.as_slice_mut()),
         }
     }
 
@@ -70,6 +73,7 @@ impl Tensor {
             Tensor::DtBias => grads.ddt_bias.as_slice(),
             Tensor::Norm => grads.dnorm.as_slice(),
             Tensor::Conv => grads.dconv.as_slice(),
+            Tensor::ConvState => grads.dconv_state.as_ref().and_then(|s| s.as_slice()),
         }
     }
 }
@@ -81,16 +85,21 @@ pub struct Case {
     pub batch: Batch,
     pub h0: bool,
     pub dht: bool,
+    /// A random conv state in, and a random gradient arriving at the final conv state.
+    pub conv_state: bool,
     pub regime: Regime,
     pub seed: u64,
 }
 
-/// `L = Σ out·dout + Σ hT·dhT`, whose gradient the backward computes for `grads`.
+/// `L = Σ out·dout + Σ hT·dhT + Σ conv_stateT·dconv_stateT`, whose gradient the backward computes for `grads`.
 fn loss(layer: &Layer, inputs: &LayerInputs, grads: &OutputGrads) -> f64 {
     let fwd = layer.forward(inputs).expect("valid inputs");
     let mut l = (&fwd.out * &grads.dout).sum();
     if let Some(dht) = &grads.dht {
         l += (&fwd.ht * dht).sum();
+    }
+    if let Some(d) = &grads.dconv_state {
+        l += (&fwd.conv_state * d).sum();
     }
     l
 }
@@ -99,15 +108,20 @@ fn loss(layer: &Layer, inputs: &LayerInputs, grads: &OutputGrads) -> f64 {
 pub fn check(case: &Case) -> BTreeMap<Tensor, f64> {
     let mut sampler = Sampler::new(case.seed);
     let params = sampler.params(&case.config, case.regime);
-    let inputs = sampler.inputs(&case.config, &case.batch, case.h0, case.regime);
-    let grads = sampler.output_grads(&case.config, &case.batch, case.dht);
+    let mut inputs = sampler.inputs(&case.config, &case.batch, case.h0, case.regime);
+    let mut grads = sampler.output_grads(&case.config, &case.batch, case.dht);
+    if case.conv_state {
+        inputs.conv_state = Some(sampler.conv_state(&case.config, &case.batch));
+        grads.dconv_state = Some(sampler.conv_state_grad(&case.config, &case.batch));
+    }
     let layer = Layer::new(case.config, params.clone()).expect("valid layer");
     let analytic = layer.backward(&inputs, &grads).expect("valid inputs");
     assert_eq!(analytic.dh0.is_some(), case.h0, "dh0 must be returned exactly when h0 is given");
+    assert_eq!(analytic.dconv_state.is_some(), case.conv_state, "dconv_state exactly when conv_state is given");
 
     let mut errors = BTreeMap::new();
     for tensor in Tensor::ALL {
-        let Some(want) = tensor.gradient(&analytic) else { continue };
+        let Some(want) = tensor.gradient(&analytic).filter(|g| !g.is_empty()) else { continue };
         let count = want.len();
         let fd: Vec<f64> = (0..count)
             .map(|e| {
