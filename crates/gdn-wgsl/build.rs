@@ -11,6 +11,8 @@ mod assemble;
 mod dims;
 #[path = "src/kernel.rs"]
 mod kernel;
+#[path = "src/precision.rs"]
+mod precision;
 #[path = "src/tiling.rs"]
 mod tiling;
 #[path = "src/uniforms.rs"]
@@ -18,6 +20,7 @@ mod uniforms;
 
 use dims::HeadDims;
 use kernel::Kernel;
+use precision::Precision;
 use std::path::PathBuf;
 
 fn main() {
@@ -29,13 +32,21 @@ fn main() {
     for kernel in Kernel::ALL {
         let variants: Vec<HeadDims> = if kernel.depends_on_dims() { HeadDims::all().collect() } else { vec![first] };
         for dims in variants {
-            let source = assemble::wgsl(kernel, dims);
-            if let Err(message) = validate(&source) {
-                let path = out_dir.join(format!("{}_{}x{}.wgsl", kernel.name(), dims.dk, dims.dv));
-                std::fs::write(&path, &source).expect("OUT_DIR is writable");
-                panic!("kernel {} for {dims} is invalid WGSL (source: {}):\n{message}", kernel.name(), path.display());
+            for &precision in kernel.precisions() {
+                let source = assemble::wgsl(kernel, dims, precision);
+                if let Err(message) = validate(&source) {
+                    let name = format!("{}_{}x{}_{}.wgsl", kernel.name(), dims.dk, dims.dv, precision.name());
+                    let path = out_dir.join(name);
+                    std::fs::write(&path, &source).expect("OUT_DIR is writable");
+                    panic!(
+                        "kernel {} for {dims} in {} is invalid WGSL (source: {}):\n{message}",
+                        kernel.name(),
+                        precision.name(),
+                        path.display()
+                    );
+                }
+                validated += 1;
             }
-            validated += 1;
         }
     }
     std::fs::write(out_dir.join("validated_variants.txt"), validated.to_string()).expect("OUT_DIR is writable");
@@ -44,7 +55,9 @@ fn main() {
 /// naga's verdict on one module, as a diagnostic printed against the source.
 fn validate(source: &str) -> Result<(), String> {
     let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
-    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty())
+    // The tensor-core variants need f16 and cooperative matrices; a host checks the adapter has them.
+    let capabilities = naga::valid::Capabilities::SHADER_FLOAT16 | naga::valid::Capabilities::COOPERATIVE_MATRIX;
+    let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .validate(&module)
         .map_err(|e| e.emit_to_string(source))?;
     naga::back::spv::write_vec(&module, &info, &naga::back::spv::Options::default(), None)

@@ -1,11 +1,11 @@
 //! One check of the device against the reference: what it runs, and how it is run.
 
 use crate::report::{Report, TensorError};
-use crate::{GRADIENT_BAR, OUTPUT_BAR};
+use crate::{GRADIENT_BAR, OUTPUT_BAR, TENSOR_CORE_GRADIENT_BAR, TENSOR_CORE_OUTPUT_BAR};
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::{Regime, Sampler};
 use gdn_ref::{Batch, Layer, LayerConfig, LayerInputs, LayerParams, OutputGrads};
-use gdn_train::{Context, Family, Inputs, Params, Tape, TapeOptions};
+use gdn_train::{Context, Family, Inputs, Params, Precision, Tape, TapeOptions};
 
 /// Every tensor a case compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -35,9 +35,15 @@ pub enum Tensor {
 }
 
 impl Tensor {
-    /// The spec's bar for this tensor.
-    pub fn bar(self) -> f64 {
-        if matches!(self, Tensor::Out | Tensor::Ht) { OUTPUT_BAR } else { GRADIENT_BAR }
+    /// The spec's bar for this tensor when the layer computes in `precision`.
+    pub fn bar(self, precision: Precision) -> f64 {
+        let output = matches!(self, Tensor::Out | Tensor::Ht);
+        match (precision, output) {
+            (Precision::TensorCore, true) => TENSOR_CORE_OUTPUT_BAR,
+            (Precision::TensorCore, false) => TENSOR_CORE_GRADIENT_BAR,
+            (_, true) => OUTPUT_BAR,
+            (_, false) => GRADIENT_BAR,
+        }
     }
 
     /// Its name in tables.
@@ -84,6 +90,8 @@ pub struct Case {
     pub regime: Regime,
     /// The device's kernel family, with its knobs.
     pub family: Family,
+    /// The arithmetic of the family's matrix products.
+    pub precision: Precision,
     /// Seed of the draw.
     pub seed: u64,
 }
@@ -158,27 +166,27 @@ impl Case {
         let got_grads = tape.read_gradients()?;
 
         let mut errors = vec![
-            compare(Tensor::Out, &got.out, want.out.iter()),
-            compare(Tensor::Ht, &got.ht, want.ht.iter()),
-            compare(Tensor::Dqkv, &got_grads.dqkv, want_grads.dqkv.iter()),
-            compare(Tensor::Dz, &got_grads.dz, want_grads.dz.iter()),
-            compare(Tensor::Da, &got_grads.da, want_grads.da.iter()),
-            compare(Tensor::Db, &got_grads.db, want_grads.db.iter()),
-            compare(Tensor::DaLog, &got_grads.da_log, want_grads.da_log.iter()),
-            compare(Tensor::DdtBias, &got_grads.ddt_bias, want_grads.ddt_bias.iter()),
-            compare(Tensor::Dnorm, &got_grads.dnorm, want_grads.dnorm.iter()),
-            compare(Tensor::Dconv, &got_grads.dconv, want_grads.dconv.iter()),
+            compare(Tensor::Out, self.precision, &got.out, want.out.iter()),
+            compare(Tensor::Ht, self.precision, &got.ht, want.ht.iter()),
+            compare(Tensor::Dqkv, self.precision, &got_grads.dqkv, want_grads.dqkv.iter()),
+            compare(Tensor::Dz, self.precision, &got_grads.dz, want_grads.dz.iter()),
+            compare(Tensor::Da, self.precision, &got_grads.da, want_grads.da.iter()),
+            compare(Tensor::Db, self.precision, &got_grads.db, want_grads.db.iter()),
+            compare(Tensor::DaLog, self.precision, &got_grads.da_log, want_grads.da_log.iter()),
+            compare(Tensor::DdtBias, self.precision, &got_grads.ddt_bias, want_grads.ddt_bias.iter()),
+            compare(Tensor::Dnorm, self.precision, &got_grads.dnorm, want_grads.dnorm.iter()),
+            compare(Tensor::Dconv, self.precision, &got_grads.dconv, want_grads.dconv.iter()),
         ];
         if let (Some(got), Some(want)) = (&got_grads.dh0, &want_grads.dh0) {
-            errors.push(compare(Tensor::Dh0, got, want.iter()));
+            errors.push(compare(Tensor::Dh0, self.precision, got, want.iter()));
         }
         Ok(Report { errors })
     }
 }
 
-fn compare<'a>(tensor: Tensor, got: &[f32], want: impl Iterator<Item = &'a f64>) -> TensorError {
+fn compare<'a>(tensor: Tensor, precision: Precision, got: &[f32], want: impl Iterator<Item = &'a f64>) -> TensorError {
     let want: Vec<f64> = want.copied().collect();
     let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
     let error = if got.len() == want.len() { relative_error_f32(&got, &want) } else { f64::INFINITY };
-    TensorError { tensor, error }
+    TensorError { tensor, error, bar: tensor.bar(precision) }
 }

@@ -5,7 +5,7 @@
 use crate::{Case, Report, Tensor};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::{Context, Family};
+use gdn_train::{Context, Family, Precision};
 use proptest::prelude::*;
 use proptest::test_runner::{
     Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
@@ -33,6 +33,8 @@ pub struct Space {
     pub max_interval: usize,
     /// The families drawn from.
     pub families: Vec<FamilyKind>,
+    /// The precision of the chunked family's products (the recurrent family is always f32).
+    pub precision: Precision,
 }
 
 /// A kernel family, without its knobs (which a campaign draws).
@@ -77,6 +79,7 @@ impl Space {
             max_rep: 4,
             max_interval: 6,
             families: FamilyKind::ALL.to_vec(),
+            precision: Precision::F32,
         }
     }
 
@@ -90,6 +93,7 @@ impl Space {
             max_rep: 4,
             max_interval: 40,
             families: FamilyKind::ALL.to_vec(),
+            precision: Precision::F32,
         }
     }
 
@@ -113,7 +117,7 @@ impl Space {
             1 => Just(Regime::WriteNothing),
             1 => Just(Regime::WriteAll),
         ];
-        let max_interval = self.max_interval;
+        let (max_interval, precision) = (self.max_interval, self.precision);
         let family = (proptest::sample::select(self.families.clone()), 1..=max_interval, 0..CHUNKS.len()).prop_map(
             |(kind, checkpoint_interval, chunk)| match kind {
                 FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval },
@@ -126,13 +130,14 @@ impl Space {
             (any::<bool>(), any::<bool>(), regime),
             (family, any::<u64>()),
         )
-            .prop_map(|((dk, dv, (nk, rep), kk), batch, (h0, dht, regime), (family, seed))| Case {
+            .prop_map(move |((dk, dv, (nk, rep), kk), batch, (h0, dht, regime), (family, seed))| Case {
                 config: LayerConfig::new(nk, nk * rep, dk, dv, kk).expect("strategy draws valid sizes"),
                 batch,
                 h0,
                 dht,
                 regime,
                 family,
+                precision: if matches!(family, Family::Chunked { .. }) { precision } else { Precision::F32 },
                 seed,
             })
     }
@@ -163,7 +168,8 @@ impl Campaign {
     pub fn table(&self) -> String {
         let mut out = format!("{:<9} {:>10} {:>8}  case\n", "tensor", "worst", "bar");
         for (tensor, (error, case)) in &self.worst {
-            out += &format!("{:<9} {:>10.2e} {:>8.0e}  {case:?}\n", tensor.name(), error, tensor.bar());
+            let bar = tensor.bar(case.precision);
+            out += &format!("{:<9} {:>10.2e} {:>8.0e}  {case:?}\n", tensor.name(), error, bar);
         }
         out
     }

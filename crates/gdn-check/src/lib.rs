@@ -19,3 +19,8 @@ pub use report::{Report, TensorError};
 pub const OUTPUT_BAR: f64 = 1e-4;
 /// The spec's bar for every gradient of an f32 kernel, parameter gradients included.
 pub const GRADIENT_BAR: f64 = 5e-4;
+/// The spec's bar for `out` and `hT` with matrix products on tensor cores (f16 operands, f32
+/// accumulation and state).
+pub const TENSOR_CORE_OUTPUT_BAR: f64 = 3e-3;
+/// The spec's bar for every gradient with matrix products on tensor cores, on realistic inputs.
+pub const TENSOR_CORE_GRADIENT_BAR: f64 = 1e-2;

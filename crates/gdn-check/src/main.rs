@@ -11,7 +11,7 @@ use gdn_check::fuzz::{FamilyKind, Space, campaign};
 use gdn_check::presets::{PRESETS, Preset};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::{Context, Family, Pass};
+use gdn_train::{Context, Family, Pass, Precision};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -65,6 +65,9 @@ struct RunArgs {
     /// Tokens per chunk (chunked family).
     #[arg(long, default_value_t = 64)]
     chunk: usize,
+    /// Precision of the chunked family's matrix products: f32 or tensor-core.
+    #[arg(long, default_value = "f32")]
+    precision: String,
     /// Start from a random initial state and feed a random dhT.
     #[arg(long)]
     state: bool,
@@ -96,6 +99,13 @@ struct FuzzArgs {
     /// Kernel families to draw: recurrent, chunked or all.
     #[arg(long, default_value = "all")]
     family: String,
+    /// Precision of the chunked family's matrix products: f32 or tensor-core.
+    #[arg(long, default_value = "f32")]
+    precision: String,
+}
+
+fn precision(name: &str) -> Result<Precision, String> {
+    Precision::named(name).ok_or_else(|| format!("unknown precision {name:?}; precisions: f32, tensor-core"))
 }
 
 /// The family a `run` asks for, with its knob.
@@ -146,10 +156,21 @@ fn run(args: &RunArgs) -> Result<bool, String> {
     )
     .map_err(|e| e.to_string())?;
     let family = family(args)?;
+    let precision = precision(&args.precision)?;
     let ctx = context()?;
     println!(
-        "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; batch {} × {} tokens; family {:?}",
-        preset.name, preset.models, config.nk, config.nv, config.dk, config.dv, config.kk, args.batch, args.seq, family
+        "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; batch {} × {} tokens; family {:?}, precision {}",
+        preset.name,
+        preset.models,
+        config.nk,
+        config.nv,
+        config.dk,
+        config.dv,
+        config.kk,
+        args.batch,
+        args.seq,
+        family,
+        precision.name()
     );
 
     let sample = args.reference_sequences.clamp(1, args.batch);
@@ -161,6 +182,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         dht: args.state,
         regime: Regime::Typical,
         family,
+        precision,
         seed: args.seed,
     };
     let report = case.run(&ctx).map_err(|e| e.to_string())?;
@@ -242,6 +264,7 @@ fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
             .ok_or_else(|| format!("unknown family {:?}; families: recurrent, chunked, all", args.family))?;
         space.families = vec![kind];
     }
+    space.precision = precision(&args.precision)?;
     println!("fuzzing {} cases (seed {}) over {space:?}", args.cases, args.seed);
     let bar = indicatif::ProgressBar::new(u64::from(args.cases));
     bar.set_style(

@@ -9,7 +9,7 @@ use gdn_check::Case;
 use gdn_check::fuzz::FamilyKind;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::{Context, Family};
+use gdn_train::{Context, Family, Precision};
 use std::sync::OnceLock;
 
 fn context() -> &'static Context {
@@ -27,34 +27,47 @@ fn config(nk: usize, rep: usize, dk: usize, dv: usize, kk: usize) -> LayerConfig
     LayerConfig::new(nk, nk * rep, dk, dv, kk).expect("valid config")
 }
 
-/// A case of the recurrent family; [`check_all`] runs it with every family.
+/// A case; `interval` is the knob of every family it runs with (checkpoint interval or chunk).
 fn case(config: LayerConfig, batch: Batch, h0: bool, dht: bool, interval: usize, seed: u64) -> Case {
     let family = Family::Recurrent { checkpoint_interval: interval };
-    Case { config, batch, h0, dht, regime: Regime::Typical, family, seed }
+    Case { config, batch, h0, dht, regime: Regime::Typical, family, precision: Precision::F32, seed }
 }
 
-/// `case` with every family, each with the same interval as its knob.
-fn with_every_family(case: &Case) -> impl Iterator<Item = Case> + '_ {
-    let interval = match case.family {
-        Family::Recurrent { checkpoint_interval } => checkpoint_interval,
-        _ => unreachable!("cases are written for the recurrent family"),
-    };
-    FamilyKind::ALL.into_iter().map(move |kind| Case {
-        family: match kind {
+/// How a case is computed: a family (its knob taken from the case) and a precision.
+#[derive(Clone, Copy)]
+struct Variant(FamilyKind, Precision);
+
+/// What every adapter runs: each family in f32.
+const F32: [Variant; 2] =
+    [Variant(FamilyKind::Recurrent, Precision::F32), Variant(FamilyKind::Chunked, Precision::F32)];
+
+/// The chunked family on tensor cores.
+const TENSOR_CORE: [Variant; 1] = [Variant(FamilyKind::Chunked, Precision::TensorCore)];
+
+impl Variant {
+    fn apply(self, case: &Case) -> Case {
+        let Family::Recurrent { checkpoint_interval: interval } = case.family else {
+            panic!("cases are written with their interval in the recurrent family")
+        };
+        let family = match self.0 {
             FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval: interval },
             FamilyKind::Chunked => Family::Chunked { chunk: interval },
-        },
-        ..case.clone()
-    })
+        };
+        Case { family, precision: self.1, ..case.clone() }
+    }
 }
 
-fn check_all(cases: &[Case]) {
+/// Runs every case in every variant and fails with the list of those over their bars; cases in an
+/// extreme gate regime are only reported when `extremes_reported_only` (the tensor-core bars hold
+/// on realistic inputs).
+fn check(cases: &[Case], variants: &[Variant], extremes_reported_only: bool) {
     let ctx = context();
     let mut failed = Vec::new();
-    for c in cases.iter().flat_map(with_every_family) {
+    for c in cases.iter().flat_map(|c| variants.iter().map(|v| v.apply(c))) {
         let report = c.run(ctx).unwrap_or_else(|e| panic!("{c:?}: {e}"));
         println!("{c:?}\n{}", report.table());
-        if !report.passes() {
+        let judged = !(extremes_reported_only && c.regime != Regime::Typical);
+        if judged && !report.passes() {
             failed.push(format!("{c:?}: {:?}", report.failures().collect::<Vec<_>>()));
         }
     }
@@ -62,9 +75,8 @@ fn check_all(cases: &[Case]) {
 }
 
 /// Head dims from 8 to 256, unequal pairs and sizes that are not powers of two.
-#[test]
-fn head_dims_including_unequal_and_not_powers_of_two() {
-    check_all(&[
+fn head_dims_including_unequal_and_not_powers_of_two_cases() -> Vec<Case> {
+    vec![
         case(config(1, 1, 16, 16, 4), Batch::Fixed { b: 2, t: 9 }, true, true, 4, 1),
         case(config(1, 2, 32, 64, 4), Batch::Fixed { b: 1, t: 7 }, false, false, 4, 2),
         case(config(2, 1, 64, 32, 4), Batch::Fixed { b: 1, t: 6 }, true, false, 4, 3),
@@ -73,46 +85,84 @@ fn head_dims_including_unequal_and_not_powers_of_two() {
         case(config(1, 1, 8, 24, 2), Batch::Fixed { b: 2, t: 5 }, true, true, 2, 6),
         case(config(1, 1, 256, 256, 4), Batch::Fixed { b: 1, t: 3 }, true, true, 2, 7),
         case(config(1, 1, 192, 160, 3), Batch::Fixed { b: 1, t: 3 }, false, true, 2, 8),
-    ]);
+    ]
 }
 
 #[test]
-fn conv_taps_and_heads_per_key_head() {
-    check_all(&[
+fn head_dims_including_unequal_and_not_powers_of_two() {
+    check(&head_dims_including_unequal_and_not_powers_of_two_cases(), &F32, false);
+}
+
+fn conv_taps_and_heads_per_key_head_cases() -> Vec<Case> {
+    vec![
         case(config(2, 3, 16, 32, 1), Batch::Fixed { b: 2, t: 5 }, true, true, 4, 10),
         case(config(1, 2, 32, 16, 2), Batch::Fixed { b: 1, t: 8 }, false, false, 4, 11),
         case(config(2, 1, 16, 16, 3), Batch::Fixed { b: 3, t: 4 }, true, false, 4, 12),
         case(config(1, 4, 16, 16, 4), Batch::Fixed { b: 1, t: 6 }, false, true, 4, 13),
-    ]);
+    ]
+}
+
+#[test]
+fn conv_taps_and_heads_per_key_head() {
+    check(&conv_taps_and_heads_per_key_head_cases(), &F32, false);
+}
+
+fn sequence_lengths_around_the_checkpoint_interval_cases() -> Vec<Case> {
+    [1, 3, 4, 5, 8, 9]
+        .into_iter()
+        .map(|t| case(config(1, 2, 16, 32, 4), Batch::Fixed { b: 2, t }, true, true, 4, 20 + t as u64))
+        .chain(std::iter::once(case(config(1, 1, 32, 32, 4), Batch::Fixed { b: 1, t: 17 }, true, true, 1, 30)))
+        .collect()
 }
 
 #[test]
 fn sequence_lengths_around_the_checkpoint_interval() {
-    let cases: Vec<Case> = [1, 3, 4, 5, 8, 9]
-        .into_iter()
-        .map(|t| case(config(1, 2, 16, 32, 4), Batch::Fixed { b: 2, t }, true, true, 4, 20 + t as u64))
-        .chain(std::iter::once(case(config(1, 1, 32, 32, 4), Batch::Fixed { b: 1, t: 17 }, true, true, 1, 30)))
-        .collect();
-    check_all(&cases);
+    check(&sequence_lengths_around_the_checkpoint_interval_cases(), &F32, false);
+}
+
+fn packed_sequences_each_with_its_own_state_cases() -> Vec<Case> {
+    vec![
+        case(config(1, 2, 16, 32, 4), Batch::Packed { cu_seqlens: vec![0, 1, 6, 8, 17] }, true, true, 4, 40),
+        case(config(2, 1, 32, 16, 3), Batch::Packed { cu_seqlens: vec![0, 9, 10] }, false, false, 4, 41),
+    ]
 }
 
 #[test]
 fn packed_sequences_each_with_its_own_state() {
-    check_all(&[
-        case(config(1, 2, 16, 32, 4), Batch::Packed { cu_seqlens: vec![0, 1, 6, 8, 17] }, true, true, 4, 40),
-        case(config(2, 1, 32, 16, 3), Batch::Packed { cu_seqlens: vec![0, 9, 10] }, false, false, 4, 41),
-    ]);
+    check(&packed_sequences_each_with_its_own_state_cases(), &F32, false);
 }
 
-#[test]
-fn gate_extremes() {
-    let cases: Vec<Case> = Regime::ALL
+fn gate_extremes_cases() -> Vec<Case> {
+    Regime::ALL
         .into_iter()
         .enumerate()
         .map(|(n, regime)| Case {
             regime,
             ..case(config(1, 2, 32, 16, 4), Batch::Fixed { b: 2, t: 6 }, true, true, 4, 50 + n as u64)
         })
-        .collect();
-    check_all(&cases);
+        .collect()
+}
+
+#[test]
+fn gate_extremes() {
+    check(&gate_extremes_cases(), &F32, false);
+}
+
+/// Every hand-picked case with the chunked family's products on tensor cores (f16 operands, f32
+/// accumulation and state), at the tensor-core bars; the extreme gate regimes are reported, not
+/// judged. Needs wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX (16×16×16 f16 → f32) and SHADER_F16: run it
+/// where the adapter has them (`--ignored`; the H200 suite in bench/h200.sh does); elsewhere it fails
+/// naming the missing feature.
+#[test]
+#[ignore = "needs EXPERIMENTAL_COOPERATIVE_MATRIX (16x16x16 f16) and SHADER_F16: run with --ignored on such an adapter"]
+fn tensor_core_products_match_the_reference() {
+    let cases: Vec<Case> = [
+        head_dims_including_unequal_and_not_powers_of_two_cases(),
+        conv_taps_and_heads_per_key_head_cases(),
+        sequence_lengths_around_the_checkpoint_interval_cases(),
+        packed_sequences_each_with_its_own_state_cases(),
+        gate_extremes_cases(),
+    ]
+    .concat();
+    check(&cases, &TENSOR_CORE, true);
 }

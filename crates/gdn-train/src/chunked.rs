@@ -35,7 +35,7 @@ fn column_jobs(g: &Geometry) -> usize {
 pub(crate) fn forward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
     for (kernel, count) in [(Kernel::ChunkPrepare, chunk_heads), (Kernel::ChunkState, column_jobs(g))] {
-        plan.push(ctx, kernel, g.dims, folded(ctx, kernel.name(), count)?, buffers, &[])?;
+        plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, buffers, &[])?;
     }
     Ok(())
 }
@@ -44,7 +44,7 @@ pub(crate) fn forward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut P
 pub(crate) fn backward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
     for (kernel, count) in [(Kernel::ChunkStateBackward, column_jobs(g)), (Kernel::ChunkGrad, chunk_heads)] {
-        plan.push(ctx, kernel, g.dims, folded(ctx, kernel.name(), count)?, buffers, &[])?;
+        plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, buffers, &[])?;
     }
     Ok(())
 }

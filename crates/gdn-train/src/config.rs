@@ -1,6 +1,6 @@
 //! What a tape is built for: the layer's sizes, the batch layout and the tape's options.
 
-use crate::{Error, Family, Result};
+use crate::{Error, Family, Precision, Result};
 
 /// Sizes of one Gated DeltaNet layer.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -122,6 +122,9 @@ pub struct TapeOptions {
     pub final_state_grad: bool,
     /// The kernel family that computes the delta rule, with its knobs.
     pub family: Family,
+    /// The arithmetic of the chunked family's matrix products: f32 (the default), or f16 operands
+    /// on tensor cores where the adapter has them ([`crate::Context::supports`]).
+    pub precision: Precision,
     /// Room for a conv state per sequence: its last `kk − 1` raw qkv tokens before this call,
     /// `[sequences, kk − 1, C]` token-major ([`crate::TapeBuffer::ConvState`]), read where the conv
     /// reaches before a sequence's start; the final window after the call
@@ -131,6 +134,12 @@ pub struct TapeOptions {
 
 impl Default for TapeOptions {
     fn default() -> Self {
-        Self { initial_state: false, final_state_grad: false, family: Family::default(), conv_state: false }
+        Self {
+            initial_state: false,
+            final_state_grad: false,
+            family: Family::default(),
+            precision: Precision::F32,
+            conv_state: false,
+        }
     }
 }

@@ -2,7 +2,7 @@
 //! cache of compiled pipelines shared by every tape on the device.
 
 use crate::pipelines::PipelineCache;
-use crate::{Error, Result};
+use crate::{Error, Precision, Result};
 use std::sync::Arc;
 
 /// How to choose the adapter and compile the kernels. [`ContextOptions::from_env`] reads
@@ -48,7 +48,43 @@ struct Inner {
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
     bounds_checks: bool,
+    /// Whether the tensor-core kernels run here, or why not.
+    tensor_cores: Result<()>,
     pipelines: PipelineCache,
+}
+
+/// The features the tensor-core kernels need beyond the defaults.
+const TENSOR_CORE_FEATURES: wgpu::Features =
+    wgpu::Features::EXPERIMENTAL_COOPERATIVE_MATRIX.union(wgpu::Features::SHADER_F16).union(wgpu::Features::SUBGROUP);
+
+/// Whether `adapter` has what the tensor-core kernels need: the features, the 16 × 16 × 16
+/// f16 → f32 cooperative-matrix configuration, and subgroups of exactly 32 (the kernels give each
+/// 32 invocations of a workgroup their own output blocks).
+fn tensor_core_support(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> Result<()> {
+    let unsupported = |reason: String| Err(Error::Unsupported { option: "precision tensor-core", reason });
+    let missing = TENSOR_CORE_FEATURES - adapter.features();
+    if !missing.is_empty() {
+        return unsupported(format!("the adapter {} lacks the wgpu features {missing:?}", info.name));
+    }
+    let f16 = wgpu::CooperativeScalarType::F16;
+    let f32 = wgpu::CooperativeScalarType::F32;
+    let has_16x16x16 = adapter
+        .cooperative_matrix_properties()
+        .iter()
+        .any(|p| (p.m_size, p.n_size, p.k_size, p.ab_type, p.cr_type) == (16, 16, 16, f16, f32));
+    if !has_16x16x16 {
+        return unsupported(format!(
+            "the adapter {} offers EXPERIMENTAL_COOPERATIVE_MATRIX but not its 16×16×16 f16 → f32 configuration",
+            info.name
+        ));
+    }
+    if (info.subgroup_min_size, info.subgroup_max_size) != (32, 32) {
+        return unsupported(format!(
+            "the kernels need subgroups of exactly 32 invocations; the adapter {} has {} to {}",
+            info.name, info.subgroup_min_size, info.subgroup_max_size
+        ));
+    }
+    Ok(())
 }
 
 impl Context {
@@ -72,17 +108,35 @@ impl Context {
             .min_by_key(|a| rank(&a.get_info()))
             .ok_or_else(|| Error::NoAdapter { filter: describe_filter(backends, options) })?;
         let info = adapter.get_info();
-        let optional = wgpu::Features::TIMESTAMP_QUERY;
+        let tensor_cores = tensor_core_support(&adapter, &info);
+        let mut optional = wgpu::Features::TIMESTAMP_QUERY;
+        if tensor_cores.is_ok() {
+            optional |= TENSOR_CORE_FEATURES;
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gdn"),
             required_features: adapter.features() & optional,
             required_limits: adapter.limits(),
             memory_hints: wgpu::MemoryHints::Performance,
+            // SAFETY: the one experimental feature requested is cooperative matrices, and only when
+            // the adapter offers the 16 × 16 × 16 f16 → f32 configuration the tensor-core kernels
+            // use; those kernels are validated by naga at build time and checked against the f64
+            // reference on such a device (the H200 suite).
+            experimental_features: unsafe { wgpu::ExperimentalFeatures::enabled() },
             ..Default::default()
         }))
         .map_err(|e| Error::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
         let bounds_checks = options.bounds_checks;
-        Ok(Self { inner: Arc::new(Inner { device, queue, info, bounds_checks, pipelines: PipelineCache::default() }) })
+        let pipelines = PipelineCache::default();
+        Ok(Self { inner: Arc::new(Inner { device, queue, info, bounds_checks, tensor_cores, pipelines }) })
+    }
+
+    /// Whether the device computes in `precision`, or why not (naming the missing feature).
+    pub fn supports(&self, precision: Precision) -> Result<()> {
+        match precision {
+            Precision::TensorCore => self.inner.tensor_cores.clone(),
+            _ => Ok(()),
+        }
     }
 
     /// The device.

@@ -2,6 +2,7 @@
 
 /// What went wrong in a device operation or with its arguments.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// No adapter matched, or none exists.
     #[error(
@@ -57,6 +58,15 @@ pub enum Error {
         /// The offsets given.
         got: Vec<usize>,
         /// What is wrong.
+        reason: String,
+    },
+    /// An option the adapter cannot serve: a feature it lacks, or a combination the kernels do not
+    /// have.
+    #[error("{option}: {reason}")]
+    Unsupported {
+        /// The option (`precision`, …).
+        option: &'static str,
+        /// What is missing, by the feature's wgpu name.
         reason: String,
     },
     /// A device limit below what a kernel or buffer needs.

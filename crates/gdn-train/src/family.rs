@@ -4,9 +4,10 @@
 //! `dℓ`/`dβ` it hands to the shared gate backward, and its dispatches. Adding a family adds a variant
 //! here and a module beside `recurrent` and `chunked`; the device tests run every family.
 
+use crate::pipelines::Variant;
 use crate::plan::{Named, Plan};
 use crate::{Context, Error, Result, chunked, recurrent};
-use gdn_wgsl::{HeadDims, MAX_CHUNK};
+use gdn_wgsl::{HeadDims, MAX_CHUNK, Precision};
 
 /// A family of kernels for the delta rule, with its knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,8 +54,14 @@ impl Family {
         }
     }
 
-    /// Checks the knobs.
-    pub(crate) fn validate(&self) -> Result<()> {
+    /// Checks the knobs, and that the family computes in `precision`.
+    pub(crate) fn validate(&self, precision: Precision) -> Result<()> {
+        if precision != Precision::F32 && !matches!(self, Family::Chunked { .. }) {
+            return Err(Error::Unsupported {
+                option: "precision",
+                reason: format!("{} is a precision of the chunked family's matrix products", precision.name()),
+            });
+        }
         match *self {
             Family::Recurrent { checkpoint_interval: 0 } => {
                 Err(Error::Config { name: "checkpoint_interval", reason: "must be at least 1".into() })
@@ -115,6 +122,7 @@ pub(crate) struct Geometry<'a> {
     pub config: &'a crate::LayerConfig,
     pub dims: HeadDims,
     pub family: Family,
+    pub precision: Precision,
     /// Sequence offsets `[0, …, tokens]`.
     pub offsets: &'a [usize],
 }
@@ -126,6 +134,11 @@ impl Geometry<'_> {
 
     pub fn sequences(&self) -> usize {
         self.offsets.len() - 1
+    }
+
+    /// What the tape's kernels are generated for.
+    pub fn variant(&self) -> Variant {
+        (self.dims, self.precision)
     }
 
     /// Slot of each sequence's first stored state (`[seqs + 1]`, the last the total): a sequence of

@@ -53,6 +53,7 @@ pub use config::{Batch, LayerConfig, TapeOptions};
 pub use context::{Context, ContextOptions};
 pub use error::{Error, Result};
 pub use family::Family;
+pub use gdn_wgsl::{Precision, UnsupportedDims};
 pub use host::{Gradients, Inputs, Outputs, Params};
 pub use tape::Tape;
 pub use tape_buffer::TapeBuffer;

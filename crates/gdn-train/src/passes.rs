@@ -36,7 +36,7 @@ fn elements(n: usize) -> usize {
 
 /// Appends `kernel` over `count` workgroups (folded under the grid limit).
 fn push(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan, kernel: Kernel, count: usize) -> Result<()> {
-    plan.push(ctx, kernel, g.dims, folded(ctx, kernel.name(), count)?, buffers, &[])
+    plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, buffers, &[])
 }
 
 /// The forward: conv, q/k norms, gates, the family's delta rule, the gated norm.
@@ -75,8 +75,8 @@ pub(crate) fn backward(
         if let Some(src) = src {
             overrides.push(("src", buffers[src]));
         }
-        plan.push(ctx, partial_kernel, g.dims, (column_groups, shape.blocks), buffers, &overrides)?;
-        plan.push(ctx, Kernel::ColumnSumFinish, g.dims, (column_groups, 1), buffers, &overrides)?;
+        plan.push(ctx, partial_kernel, g.variant(), (column_groups, shape.blocks), buffers, &overrides)?;
+        plan.push(ctx, Kernel::ColumnSumFinish, g.variant(), (column_groups, 1), buffers, &overrides)?;
     }
     Ok(plan)
 }

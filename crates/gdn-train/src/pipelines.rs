@@ -3,9 +3,12 @@
 //! limit too small is a typed error naming it rather than a validation failure.
 
 use crate::{Context, Error, Result};
-use gdn_wgsl::{BindingKind, HeadDims, Kernel, KernelSource};
+use gdn_wgsl::{BindingKind, HeadDims, Kernel, KernelSource, Precision};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
+
+/// What a kernel is generated for beyond its name: head dims and the precision of its products.
+pub(crate) type Variant = (HeadDims, Precision);
 
 /// A kernel variant ready to dispatch.
 pub(crate) struct KernelPipeline {
@@ -14,8 +17,9 @@ pub(crate) struct KernelPipeline {
     pub pipeline: wgpu::ComputePipeline,
 }
 
-/// A kernel variant: head dims are `None` for kernels that do not depend on them.
-type VariantKey = (Kernel, Option<HeadDims>);
+/// A kernel variant: head dims are `None` for kernels that do not depend on them, and the
+/// precision is f32 for kernels without matrix products.
+type VariantKey = (Kernel, Option<HeadDims>, Precision);
 
 /// Pipelines by variant.
 #[derive(Default)]
@@ -24,14 +28,16 @@ pub(crate) struct PipelineCache {
 }
 
 impl PipelineCache {
-    /// The pipeline of `kernel` for `dims`, built on first use.
-    pub fn get(&self, ctx: &Context, kernel: Kernel, dims: HeadDims) -> Result<Arc<KernelPipeline>> {
-        let key = (kernel, kernel.depends_on_dims().then_some(dims));
+    /// The pipeline of `kernel` for `dims` in `precision`, built on first use.
+    pub fn get(&self, ctx: &Context, kernel: Kernel, (dims, precision): Variant) -> Result<Arc<KernelPipeline>> {
+        let precision = if kernel.uses_matmul() { precision } else { Precision::F32 };
+        let key = (kernel, kernel.depends_on_dims().then_some(dims), precision);
         let mut built = self.built.lock().expect("pipeline cache lock");
         if let Some(p) = built.get(&key) {
             return Ok(p.clone());
         }
-        let pipeline = Arc::new(build(ctx, gdn_wgsl::kernel_source(kernel, dims))?);
+        ctx.supports(precision)?;
+        let pipeline = Arc::new(build(ctx, gdn_wgsl::kernel_source(kernel, dims, precision))?);
         built.insert(key, pipeline.clone());
         Ok(pipeline)
     }

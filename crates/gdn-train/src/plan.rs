@@ -2,10 +2,10 @@
 //! tape's buffers, and a workgroup grid. Forward and backward are each one such plan, encoded
 //! into one compute pass.
 
-use crate::pipelines::KernelPipeline;
+use crate::pipelines::{KernelPipeline, Variant};
 use crate::timestamps::Timestamps;
 use crate::{Context, Error, Result};
-use gdn_wgsl::{HeadDims, Kernel};
+use gdn_wgsl::Kernel;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -32,12 +32,12 @@ impl Plan {
         &mut self,
         ctx: &Context,
         kernel: Kernel,
-        dims: HeadDims,
+        variant: Variant,
         grid: (u32, u32),
         buffers: &Named,
         overrides: &[(&'static str, &wgpu::Buffer)],
     ) -> Result<()> {
-        let pipeline = ctx.pipelines().get(ctx, kernel, dims)?;
+        let pipeline = ctx.pipelines().get(ctx, kernel, variant)?;
         let entries = pipeline
             .source
             .bindings

@@ -33,12 +33,12 @@ pub(crate) fn forward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut P
     let column_blocks = g.config.dv.div_ceil(Tiling::forward(g.dims).columns() as usize);
     let kernel = Kernel::RecurrenceForward;
     let grid = folded(ctx, kernel.name(), g.sequences() * g.config.nv * column_blocks)?;
-    plan.push(ctx, kernel, g.dims, grid, buffers, &[])
+    plan.push(ctx, kernel, g.variant(), grid, buffers, &[])
 }
 
 /// The backward recurrence: one workgroup per (sequence, head).
 pub(crate) fn backward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
     let kernel = Kernel::RecurrenceBackward;
     let grid = folded(ctx, kernel.name(), g.sequences() * g.config.nv)?;
-    plan.push(ctx, kernel, g.dims, grid, buffers, &[])
+    plan.push(ctx, kernel, g.variant(), grid, buffers, &[])
 }

@@ -48,10 +48,11 @@ impl Tape {
         config.validate()?;
         let dims = HeadDims::new(config.dk, config.dv)?;
         let family = options.family;
-        family.validate()?;
+        family.validate(options.precision)?;
+        ctx.supports(options.precision)?;
         let offsets = batch.offsets()?;
         let (tokens, seqs) = (*offsets.last().expect("offsets are non-empty"), offsets.len() - 1);
-        let geometry = Geometry { config: &config, dims, family, offsets: &offsets };
+        let geometry = Geometry { config: &config, dims, family, precision: options.precision, offsets: &offsets };
         let state_slots = geometry.state_slots();
 
         let (c, v, nv, state) = (config.channels(), config.value_width(), config.nv, config.state_size());

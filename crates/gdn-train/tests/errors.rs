@@ -2,7 +2,8 @@
 //! The tests that need a device fail (they do not skip) when there is no adapter.
 
 use gdn_train::{
-    Batch, Context, ContextOptions, Error, Family, Inputs, LayerConfig, Params, Tape, TapeBuffer, TapeOptions,
+    Batch, Context, ContextOptions, Error, Family, Inputs, LayerConfig, Params, Precision, Tape, TapeBuffer,
+    TapeOptions,
 };
 use std::sync::OnceLock;
 
@@ -129,5 +130,28 @@ fn buffers_beyond_the_device_limits_are_refused_before_allocation() {
         }
         Err(other) => panic!("expected a limit error, got {other}"),
         Ok(_) => panic!("a tape beyond the binding limit was created"),
+    }
+}
+
+#[test]
+fn tensor_cores_are_refused_by_name_where_missing_and_for_the_recurrent_family() {
+    let ctx = context();
+    let fixed = Batch::Fixed { b: 1, t: 4 };
+    let options = |family| TapeOptions { family, precision: Precision::TensorCore, ..TapeOptions::default() };
+    let recurrent = Tape::new(ctx, small(), fixed.clone(), options(Family::recurrent()));
+    assert!(matches!(recurrent, Err(Error::Unsupported { option: "precision", .. })));
+    let chunked = Tape::new(ctx, small(), fixed, options(Family::chunked()));
+    match ctx.supports(Precision::TensorCore) {
+        Ok(()) => assert!(chunked.is_ok(), "{:?}", chunked.err()),
+        Err(why) => {
+            println!("this adapter has no tensor cores: {why}");
+            let err = chunked.err().expect("refused");
+            assert_eq!(err, why);
+            let text = err.to_string();
+            assert!(
+                text.contains("COOPERATIVE_MATRIX") || text.contains("16×16×16") || text.contains("subgroups"),
+                "{text}"
+            );
+        }
     }
 }

@@ -4,7 +4,7 @@
 //! layouts from them, so the two cannot drift.
 
 use crate::tiling::Tiling;
-use crate::{HeadDims, uniforms};
+use crate::{HeadDims, Precision, uniforms};
 
 /// What a binding holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -140,6 +140,17 @@ impl Kernel {
         )
     }
 
+    /// Whether the kernel's products are built on `templates/matmul.wgsl`, and so come in every
+    /// [`Precision`]; the others are f32 only.
+    pub fn uses_matmul(self) -> bool {
+        matches!(self, Kernel::ChunkPrepare | Kernel::ChunkState | Kernel::ChunkStateBackward | Kernel::ChunkGrad)
+    }
+
+    /// The precisions the kernel is generated in.
+    pub fn precisions(self) -> &'static [Precision] {
+        if self.uses_matmul() { &Precision::ALL } else { &[Precision::F32] }
+    }
+
     /// Threads per workgroup.
     pub fn workgroup_size(self, dims: HeadDims) -> u32 {
         match self {
@@ -159,7 +170,11 @@ impl Kernel {
     }
 
     /// Bytes of workgroup memory the kernel declares.
-    pub fn workgroup_bytes(self, dims: HeadDims) -> u32 {
+    pub fn workgroup_bytes(self, dims: HeadDims, precision: Precision) -> u32 {
+        let matmul = match precision {
+            Precision::F32 => MATMUL_F32_BYTES,
+            Precision::TensorCore => MATMUL_TENSOR_CORE_BYTES,
+        };
         let floats = match self {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
             Kernel::RecurrenceForward => {
@@ -170,12 +185,12 @@ impl Kernel {
                 let t = Tiling::backward(dims);
                 t.ty * t.columns() + t.tx * t.rows()
             }
-            Kernel::ChunkPrepare => CHUNK_SHARED + MAX_CHUNK * MAX_CHUNK,
-            Kernel::ChunkState | Kernel::ChunkStateBackward => CHUNK_SHARED,
-            Kernel::ChunkGrad => CHUNK_SHARED + 4 * MAX_CHUNK + MATMUL_THREADS,
+            Kernel::ChunkPrepare => CHUNK_DECAYS + MAX_CHUNK * MAX_CHUNK,
+            Kernel::ChunkState | Kernel::ChunkStateBackward => CHUNK_DECAYS,
+            Kernel::ChunkGrad => CHUNK_DECAYS + 4 * MAX_CHUNK + MATMUL_THREADS,
             _ => 0,
         };
-        4 * floats
+        4 * floats + if self.uses_matmul() { matmul } else { 0 }
     }
 
     /// The `const` declarations the template needs, as (name, value).
@@ -209,11 +224,14 @@ impl Kernel {
         }
     }
 
-    /// The template and the snippets it includes, in order.
-    pub(crate) fn sources(self) -> (&'static str, Vec<(&'static str, &'static str)>) {
+    /// The template and the snippets it includes, in order; the matmul in `precision`.
+    pub(crate) fn sources(self, precision: Precision) -> (&'static str, Vec<(&'static str, &'static str)>) {
         let spec = self.spec();
         let mut snippets = vec![("math", MATH)];
-        snippets.extend(spec.snippets.iter().copied());
+        snippets.extend(spec.snippets.iter().map(|&snippet| match (snippet.0, precision) {
+            ("matmul", Precision::TensorCore) => MATMUL_TENSOR_CORE,
+            _ => snippet,
+        }));
         (spec.template, snippets)
     }
 
@@ -258,12 +276,17 @@ const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
 const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl"));
+const MATMUL_TENSOR_CORE: (&str, &str) = ("matmul_coop", include_str!("../templates/matmul_coop.wgsl"));
 const CHUNKS: (&str, &str) = ("chunks", include_str!("../templates/chunks.wgsl"));
 const CHUNK_GRADS: (&str, &str) = ("chunk_grads", include_str!("../templates/chunk_grads.wgsl"));
 
-/// Floats of workgroup memory every chunked kernel declares: the matmul's two staged operands
-/// (16 × 16 vec4 each) and the chunk's five decay vectors.
-const CHUNK_SHARED: u32 = 2 * 16 * 16 * 4 + 5 * MAX_CHUNK;
+/// Floats of workgroup memory every chunked kernel declares for the chunk's five decay vectors.
+const CHUNK_DECAYS: u32 = 5 * MAX_CHUNK;
+/// Bytes of workgroup memory of the f32 matmul: two staged operands, 16 × 16 vec4 each.
+const MATMUL_F32_BYTES: u32 = 2 * 16 * 16 * 16;
+/// Bytes of workgroup memory of the tensor-core matmul: two staged f16 operands of 64 × 32 and the
+/// f32 output tile of 64 × 64.
+const MATMUL_TENSOR_CORE_BYTES: u32 = 2 * 64 * 32 * 2 + 64 * 64 * 4;
 
 const CONV_FORWARD: Spec = Spec {
     name: "conv_forward",

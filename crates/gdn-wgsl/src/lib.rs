@@ -12,10 +12,10 @@
 //! fails `cargo build` with naga's message pointing into the generated source.
 //!
 //! ```
-//! use gdn_wgsl::{HeadDims, Kernel, kernel_source};
+//! use gdn_wgsl::{HeadDims, Kernel, Precision, kernel_source};
 //!
 //! let dims = HeadDims::new(64, 32)?;
-//! let source = kernel_source(Kernel::RecurrenceBackward, dims);
+//! let source = kernel_source(Kernel::RecurrenceBackward, dims, Precision::F32);
 //! assert!(source.wgsl.contains("const DK: u32 = 64u;"));
 //! assert_eq!(source.bindings[0].name, "layer");
 //! # Ok::<(), gdn_wgsl::UnsupportedDims>(())
@@ -25,11 +25,13 @@
 mod assemble;
 mod dims;
 mod kernel;
+mod precision;
 mod tiling;
 mod uniforms;
 
 pub use dims::{HeadDims, SUPPORTED_SIZES, UnsupportedDims};
 pub use kernel::{Binding, BindingKind, CHUNK_COLUMNS, COLUMNS, ELEMENTS, Kernel, MATMUL_THREADS, MAX_CHUNK, VEC};
+pub use precision::Precision;
 pub use tiling::Tiling;
 pub use uniforms::{LayerUniform, ReduceUniform};
 
@@ -40,6 +42,8 @@ pub struct KernelSource {
     pub kernel: Kernel,
     /// The head dims it was generated for (irrelevant when the kernel does not depend on them).
     pub dims: HeadDims,
+    /// The arithmetic of its matrix products (always f32 for kernels that have none).
+    pub precision: Precision,
     /// The complete WGSL module.
     pub wgsl: String,
     /// Bindings of group 0, slot by slot.
@@ -53,14 +57,17 @@ pub struct KernelSource {
 /// The entry point of every generated module.
 pub const ENTRY_POINT: &str = "main";
 
-/// Generates `kernel` for `dims`.
-pub fn kernel_source(kernel: Kernel, dims: HeadDims) -> KernelSource {
+/// Generates `kernel` for `dims` in `precision` (kernels without matrix products ignore it and
+/// are f32).
+pub fn kernel_source(kernel: Kernel, dims: HeadDims, precision: Precision) -> KernelSource {
+    let precision = if kernel.uses_matmul() { precision } else { Precision::F32 };
     KernelSource {
         kernel,
         dims,
-        wgsl: assemble::wgsl(kernel, dims),
+        precision,
+        wgsl: assemble::wgsl(kernel, dims, precision),
         bindings: kernel.bindings(),
         workgroup_size: kernel.workgroup_size(dims),
-        workgroup_bytes: kernel.workgroup_bytes(dims),
+        workgroup_bytes: kernel.workgroup_bytes(dims, precision),
     }
 }

@@ -2,8 +2,15 @@
 //! naga's reflection of every variant: bindings (slot, name, access), workgroup size, workgroup
 //! memory, and the uniform structs' layouts against the Rust structs.
 
-use gdn_wgsl::{BindingKind, HeadDims, Kernel, LayerUniform, ReduceUniform, kernel_source};
+use gdn_wgsl::{BindingKind, HeadDims, Kernel, LayerUniform, Precision, ReduceUniform, kernel_source};
 use naga::{AddressSpace, StorageAccess};
+
+/// Every generated variant.
+fn variants() -> impl Iterator<Item = (Kernel, HeadDims, Precision)> {
+    HeadDims::all().flat_map(|dims| {
+        Kernel::ALL.into_iter().flat_map(move |kernel| kernel.precisions().iter().map(move |&p| (kernel, dims, p)))
+    })
+}
 
 fn module(wgsl: &str) -> naga::Module {
     naga::front::wgsl::parse_str(wgsl).unwrap_or_else(|e| panic!("{}", e.emit_to_string(wgsl)))
@@ -11,9 +18,9 @@ fn module(wgsl: &str) -> naga::Module {
 
 #[test]
 fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
-    for dims in HeadDims::all() {
-        for kernel in Kernel::ALL {
-            let source = kernel_source(kernel, dims);
+    for (kernel, dims, precision) in variants() {
+        {
+            let source = kernel_source(kernel, dims, precision);
             let module = module(&source.wgsl);
             let mut declared: Vec<(u32, String, AddressSpace)> = module
                 .global_variables
@@ -59,7 +66,7 @@ fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
 
 /// Member names and byte offsets of the WGSL struct `name` in the module of `kernel`.
 fn wgsl_struct(kernel: Kernel, name: &str) -> (Vec<(String, u32)>, u32) {
-    let source = kernel_source(kernel, HeadDims::new(16, 16).unwrap());
+    let source = kernel_source(kernel, HeadDims::new(16, 16).unwrap(), Precision::F32);
     let module = module(&source.wgsl);
     let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).expect("struct declared");
     let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is a struct") };

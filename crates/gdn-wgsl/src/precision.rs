@@ -1,0 +1,34 @@
+//! The arithmetic of the chunked family's matrix products: f32 everywhere, or f16 operands on
+//! cooperative matrices (tensor cores) with f32 accumulation. Only the kernels built on
+//! `templates/matmul.wgsl` have the second form; the state, every accumulation, every decay and every
+//! element-wise step stay f32 in both.
+
+/// How the chunked family's matrix products are computed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+#[non_exhaustive]
+pub enum Precision {
+    /// f32 operands and accumulation, tiled through workgroup memory; needs no extension.
+    #[default]
+    F32,
+    /// f16 operands on 16 × 16 × 16 cooperative matrices with f32 accumulators (wgpu's
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX` and `SHADER_F16`, subgroups of 32).
+    TensorCore,
+}
+
+impl Precision {
+    /// Every precision.
+    pub const ALL: [Precision; 2] = [Precision::F32, Precision::TensorCore];
+
+    /// Its name: `f32` or `tensor-core`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "f32",
+            Precision::TensorCore => "tensor-core",
+        }
+    }
+
+    /// By name.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
