@@ -135,6 +135,7 @@ impl Case {
             initial_state: self.h0,
             final_state_grad: self.dht,
             family: self.family,
+            precision: self.precision,
             ..TapeOptions::default()
         };
         let tape = Tape::new(ctx, config, batch, options)?;

@@ -43,6 +43,34 @@ fn dk_at(t: u32, i: u32) -> u32 {
     return ((layer.tokens + ck_t0 + t) * layer.nv + ck_h) * DK + i;
 }
 
+// How the operands lie: transposed reads (Tᵀ, dQKᵀ, Hᵀ as A; S₀ᵀ, dS_Lᵀ, Uᵀ, X¹ᵀ, Yᵀ, Tᵀ as B)
+// are contiguous along the rows of A or the depth of B.
+fn a_column_major(op: u32, k0: u32) -> bool {
+    let c = chunk_size();
+    switch op {
+        case OP_DX_DY, OP_DA: {
+            return true;
+        }
+        case OP_DK: {
+            return k0 < c || k0 >= 2u * c;
+        }
+        default: {
+            return false;
+        }
+    }
+}
+
+fn b_column_major(op: u32, k0: u32) -> bool {
+    switch op {
+        case OP_DQ_DW, OP_DQK, OP_DKS, OP_DT, OP_Z: {
+            return true;
+        }
+        default: {
+            return false;
+        }
+    }
+}
+
 fn load_a(op: u32, r: u32, k: u32) -> f32 {
     let c = chunk_size();
     switch op {

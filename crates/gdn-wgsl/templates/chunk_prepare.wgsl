@@ -15,6 +15,15 @@ const OP_KK: u32 = 1u;
 const OP_W1: u32 = 2u;
 const OP_UT: u32 = 3u;
 
+// How the operands lie: K read as Kᵀ (the B of Q Kᵀ and K Kᵀ) is contiguous along the depth.
+fn a_column_major(op: u32, k0: u32) -> bool {
+    return false;
+}
+
+fn b_column_major(op: u32, k0: u32) -> bool {
+    return op == OP_QK || op == OP_KK;
+}
+
 fn load_a(op: u32, r: u32, k: u32) -> f32 {
     switch op {
         case OP_QK: {

@@ -14,6 +14,15 @@ const OP_S: u32 = 2u;
 var<private> col0: u32;
 var<private> last_chunk: bool;
 
+// How the operands lie: Kᵀ (the A of the state update) is contiguous along its rows.
+fn a_column_major(op: u32, k0: u32) -> bool {
+    return op == OP_S;
+}
+
+fn b_column_major(op: u32, k0: u32) -> bool {
+    return false;
+}
+
 fn load_a(op: u32, r: u32, k: u32) -> f32 {
     switch op {
         case OP_U: {

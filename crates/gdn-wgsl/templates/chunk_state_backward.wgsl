@@ -12,6 +12,15 @@ const OP_DS: u32 = 1u;
 var<private> col0: u32;
 var<private> first_chunk: bool;
 
+// How the operands lie: Pᵀ, Qᵀ and W¹ᵀ are contiguous along their rows; diag(λ) K is not.
+fn a_column_major(op: u32, k0: u32) -> bool {
+    return op == OP_DS || k0 < chunk_size();
+}
+
+fn b_column_major(op: u32, k0: u32) -> bool {
+    return false;
+}
+
 fn load_a(op: u32, r: u32, k: u32) -> f32 {
     let c = chunk_size();
     if (op == OP_DU) {

@@ -2,7 +2,10 @@
 //   for r < m, c < n:  store_c(op, r, c, Σ_{k < depth} load_a(op, r, k) · load_b(op, k, c)).
 // The kernel that includes this defines load_a, load_b and store_c, each a switch over its op codes:
 // an op names the operands (buffer, layout, transposition, masks and scalings applied as elements are
-// read) and what becomes of the result. No element outside the product is read.
+// read) and what becomes of the result. No element outside the product is read. It also says, per op
+// and depth tile, how each operand lies in memory — a_column_major (consecutive rows r of A are
+// adjacent) and b_column_major (consecutive depths k of B are adjacent) — so that neighbouring
+// invocations stage neighbouring elements and global reads coalesce.
 // MM_THREADS threads as 16 × 16 cover a 64 × 64 output tile, a 4 × 4 block each; operands are staged
 // through workgroup memory MM_DEPTH deep. m, n and depth must be uniform over the workgroup. The
 // accumulators are four vec4 variables, never indexed at run time, so that they stay in registers.
@@ -11,9 +14,10 @@ const MM_TILE: u32 = 64u;
 const MM_DEPTH: u32 = 16u;
 const MM_THREADS: u32 = 256u;
 
-// [k][group of 4 rows (a) or columns (b)]
-var<workgroup> mm_a: array<vec4<f32>, 256>;
-var<workgroup> mm_b: array<vec4<f32>, 256>;
+// [k][group of 4 rows (a) or columns (b)], each depth row padded by one vec4 against bank conflicts.
+const MM_STRIDE: u32 = 17u;
+var<workgroup> mm_a: array<vec4<f32>, MM_DEPTH * MM_STRIDE>;
+var<workgroup> mm_b: array<vec4<f32>, MM_DEPTH * MM_STRIDE>;
 
 fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
     let tx = tid % 16u;
@@ -25,26 +29,36 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
             var acc2 = vec4<f32>();
             var acc3 = vec4<f32>();
             for (var k0 = 0u; k0 < depth; k0 = k0 + MM_DEPTH) {
+                let a_by_rows = a_column_major(op, k0);
+                let b_by_depth = b_column_major(op, k0);
                 for (var e = tid; e < MM_TILE * MM_DEPTH; e = e + MM_THREADS) {
-                    let a_k = e % MM_DEPTH;
-                    let a_r = e / MM_DEPTH;
+                    var a_k = e % MM_DEPTH;
+                    var a_r = e / MM_DEPTH;
+                    if (a_by_rows) {
+                        a_k = e / MM_TILE;
+                        a_r = e % MM_TILE;
+                    }
                     var a = 0.0;
                     if (r0 + a_r < m && k0 + a_k < depth) {
                         a = load_a(op, r0 + a_r, k0 + a_k);
                     }
-                    mm_a[a_k * 16u + a_r / 4u][a_r % 4u] = a;
-                    let b_c = e % MM_TILE;
-                    let b_k = e / MM_TILE;
+                    mm_a[a_k * MM_STRIDE + a_r / 4u][a_r % 4u] = a;
+                    var b_c = e % MM_TILE;
+                    var b_k = e / MM_TILE;
+                    if (b_by_depth) {
+                        b_c = e / MM_DEPTH;
+                        b_k = e % MM_DEPTH;
+                    }
                     var b = 0.0;
                     if (c0 + b_c < n && k0 + b_k < depth) {
                         b = load_b(op, k0 + b_k, c0 + b_c);
                     }
-                    mm_b[b_k * 16u + b_c / 4u][b_c % 4u] = b;
+                    mm_b[b_k * MM_STRIDE + b_c / 4u][b_c % 4u] = b;
                 }
                 workgroupBarrier();
                 for (var k = 0u; k < MM_DEPTH; k = k + 1u) {
-                    let a = mm_a[k * 16u + ty];
-                    let b = mm_b[k * 16u + tx];
+                    let a = mm_a[k * MM_STRIDE + ty];
+                    let b = mm_b[k * MM_STRIDE + tx];
                     acc0 = acc0 + a.x * b;
                     acc1 = acc1 + a.y * b;
                     acc2 = acc2 + a.z * b;
