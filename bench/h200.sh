@@ -13,6 +13,20 @@ out=${OUT:-h200-out}
 mkdir -p "$out"
 log="$out/$part.txt"
 bin=.dev/bin
+# bench.jsonl: our summary and fla's figures so far ("FLA mode=fwd dtype=bfloat16 B=8 …
+# graph_ms=0.466 graph_min_ms=0.450" becomes one JSON object), rewritten after every step so that a
+# run cut short still brings back what it measured.
+collect() {
+  grep -s '^FLA ' "$log" | awk '{
+    printf "{\"kind\":\"fla\""
+    for (i = 2; i <= NF; i++) {
+      n = index($i, "="); if (n == 0) break
+      k = substr($i, 1, n - 1); v = substr($i, n + 1)
+      if (v ~ /^[0-9]+(\.[0-9]+)?$/) printf ",\"%s\":%s", k, v; else printf ",\"%s\":\"%s\"", k, v
+    }
+    print "}" }' > "$out/fla.jsonl"
+  cat "$out/ours.jsonl" "$out/fla.jsonl" > "$out/bench.jsonl" 2>/dev/null
+}
 step() {
   echo "===== $*" | tee -a "$log"
   local start=$SECONDS
@@ -54,9 +68,10 @@ case "$part" in
     if [ "$part" != bench-fla ]; then
       # Every family of the bench: the whole layer at S1-S4 and decode, each kernel at S1 and S4
       # (BENCH_FILTER, a criterion regex over ids such as recurrent-s1/layer/forward, changes that).
-      CRITERION_HOME=/tmp/criterion GDN_BENCH_SHAPES=standard GDN_BENCH_SUMMARY="$out/ours.jsonl" \
+      CRITERION_HOME=/tmp/criterion GDN_BENCH_SHAPES=${GDN_BENCH_SHAPES:-standard} GDN_BENCH_SUMMARY="$out/ours.jsonl" \
         step "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/|-(s1|s4)/}"
       tar czf "$out/criterion.tgz" -C /tmp criterion
+      collect
     fi
     if [ "$part" != bench-ours ]; then
       # fla's chunked kernel (GPU time: graph). Triton compiles for minutes per shape and dtype:
@@ -68,18 +83,9 @@ case "$part" in
       for s in "${shapes[@]}"; do timeout 300 python3 .dev/fla_bench.py $s > /dev/null 2>&1 & done
       wait
       echo "===== compiled after $((SECONDS - start)) s" | tee -a "$log"
-      for s in "${shapes[@]}"; do step timeout 150 python3 .dev/fla_bench.py $s; done
-      # "FLA mode=fwd dtype=bfloat16 B=8 … graph_ms=0.466 graph_min_ms=0.450" -> one JSON object.
-      grep '^FLA ' "$log" | awk '{
-        printf "{\"kind\":\"fla\""
-        for (i = 2; i <= NF; i++) {
-          n = index($i, "="); if (n == 0) break
-          k = substr($i, 1, n - 1); v = substr($i, n + 1)
-          if (v ~ /^[0-9]+(\.[0-9]+)?$/) printf ",\"%s\":%s", k, v; else printf ",\"%s\":\"%s\"", k, v
-        }
-        print "}" }' > "$out/fla.jsonl"
+      for s in "${shapes[@]}"; do step timeout 150 python3 .dev/fla_bench.py $s; collect; done
     fi
-    cat "$out/ours.jsonl" "$out/fla.jsonl" > "$out/bench.jsonl" 2>/dev/null
+    collect
     echo "===== summary: $(wc -l < "$out/bench.jsonl") records in $out/bench.jsonl" | tee -a "$log"
     ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
