@@ -1,15 +1,32 @@
 #!/usr/bin/env bash
 # Runs on the lent H200 from the repository root, with .dev carried along:
 #   cargo xtask device-bundle                    # here: release binaries into .dev/bin
+#   cargo xtask bench --device-bundle            # here: the release bench binary into .dev/bin
 #   bash ../shared/device/prepare.sh             # here, once: Vulkan loader and fla wheel into .dev
 #   bash .dev/on-gpu.sh bash bench/h200.sh PART  # there, through the device tool
-# PART: tests | layer | profile | fuzz | fla-s1 | fla. Each writes one log into $OUT (or ./h200-out).
+# PART: tests | layer | profile | fuzz | fla-s1 | fla | bench | bench-ours | bench-fla. Each writes
+# one log into $OUT (or ./h200-out); the bench parts also write bench.jsonl for
+# `cargo xtask bench-report` (and criterion's reports as criterion.tgz).
 set -u
-part=${1:?usage: h200.sh tests|layer|profile|fuzz|fla-s1|fla}
+part=${1:?usage: h200.sh tests|layer|profile|fuzz|fla-s1|fla|bench|bench-ours|bench-fla}
 out=${OUT:-h200-out}
 mkdir -p "$out"
 log="$out/$part.txt"
 bin=.dev/bin
+# bench.jsonl: our summary and fla's figures so far ("FLA mode=fwd dtype=bfloat16 B=8 …
+# graph_ms=0.466 graph_min_ms=0.450" becomes one JSON object), rewritten after every step so that a
+# run cut short still brings back what it measured.
+collect() {
+  grep -s '^FLA ' "$log" | awk '{
+    printf "{\"kind\":\"fla\""
+    for (i = 2; i <= NF; i++) {
+      n = index($i, "="); if (n == 0) break
+      k = substr($i, 1, n - 1); v = substr($i, n + 1)
+      if (v ~ /^[0-9]+(\.[0-9]+)?$/) printf ",\"%s\":%s", k, v; else printf ",\"%s\":\"%s\"", k, v
+    }
+    print "}" }' > "$out/fla.jsonl"
+  cat "$out/ours.jsonl" "$out/fla.jsonl" > "$out/bench.jsonl" 2>/dev/null
+}
 step() {
   echo "===== $*" | tee -a "$log"
   local start=$SECONDS
@@ -41,10 +58,35 @@ case "$part" in
     step python3 .dev/fla_bench.py bwd 8 1024 16 32 float32
     ;;
   fla)
-    step python3 .dev/fla_bench.py fwd
+    step python3 .dev/fla_bench.py fwd 8 1024 16 32 bfloat16
     step python3 .dev/fla_bench.py bwd 8 1024 16 32 bfloat16
     step python3 .dev/fla_bench.py bwd 8 1024 16 32 float32
     step python3 .dev/fla_bench.py bwd 2 4096 16 32 float32
+    ;;
+  bench|bench-ours|bench-fla)
+    # Ours and fla's GPU times at the standard shapes in one run, as JSON lines in bench.jsonl.
+    if [ "$part" != bench-fla ]; then
+      # Every family of the bench: the whole layer at S1-S4 and decode, each kernel at S1 and S4
+      # (BENCH_FILTER, a criterion regex over ids such as recurrent-s1/layer/forward, changes that).
+      CRITERION_HOME=/tmp/criterion GDN_BENCH_SHAPES=${GDN_BENCH_SHAPES:-standard} GDN_BENCH_SUMMARY="$out/ours.jsonl" \
+        step "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/|-(s1|s4)/}"
+      tar czf "$out/criterion.tgz" -C /tmp criterion
+      collect
+    fi
+    if [ "$part" != bench-ours ]; then
+      # fla's chunked kernel (GPU time: graph). Triton compiles for minutes per shape and dtype:
+      # compile every shape at once first (those figures are dropped), then time each alone.
+      shapes=("fwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 float32"
+              "fwd 1 128 2 4 bfloat16" "bwd 1 128 2 4 bfloat16")
+      echo "===== compiling fla's kernels for ${#shapes[@]} shapes at once" | tee -a "$log"
+      start=$SECONDS
+      for s in "${shapes[@]}"; do timeout 300 python3 .dev/fla_bench.py $s > /dev/null 2>&1 & done
+      wait
+      echo "===== compiled after $((SECONDS - start)) s" | tee -a "$log"
+      for s in "${shapes[@]}"; do step timeout 150 python3 .dev/fla_bench.py $s; collect; done
+    fi
+    collect
+    echo "===== summary: $(wc -l < "$out/bench.jsonl") records in $out/bench.jsonl" | tee -a "$log"
     ;;
   *) echo "unknown part $part" >&2; exit 2 ;;
 esac

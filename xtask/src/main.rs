@@ -5,8 +5,13 @@
 //! - `wgsl`: prints the generated WGSL of a kernel variant.
 //! - `device-bundle`: builds the release binaries a GPU machine without a toolchain runs
 //!   (`gdn-check` and the device test suites) into `.dev/bin` (see `bench/h200.sh`).
+//! - `bench`: the layer's criterion benches, with named baselines and ratios against them, or the
+//!   release bench binary bundled into `.dev/bin`.
+//! - `bench-report`: a bench summary rendered as markdown tables and a chart.
 
+mod bench;
 mod device_bundle;
+mod report;
 mod verify;
 mod wgsl;
 
@@ -28,6 +33,10 @@ enum Command {
     Wgsl(wgsl::WgslArgs),
     /// Build gdn-check and the device test binaries in release mode into .dev/bin.
     DeviceBundle,
+    /// Run the criterion benches of the layer; save or compare baselines; or bundle the binary.
+    Bench(bench::BenchArgs),
+    /// Render a bench summary (JSON lines) as bench.md (ours against fla) and bench.png (a chart).
+    BenchReport(report::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -35,6 +44,8 @@ fn main() -> ExitCode {
         Command::Verify => verify::run(),
         Command::Wgsl(args) => wgsl::run(&args),
         Command::DeviceBundle => device_bundle::run(),
+        Command::Bench(args) => bench::run(&args),
+        Command::BenchReport(args) => report::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

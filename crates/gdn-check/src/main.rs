@@ -80,7 +80,7 @@ struct RunArgs {
     /// Seed of the random inputs.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
-    /// Also time every kernel on its own (needs GPU timestamps).
+    /// Also time every kernel on its own (GPU timestamps, else each kernel's wall time).
     #[arg(long)]
     profile: bool,
 }
@@ -189,14 +189,14 @@ fn run(args: &RunArgs) -> Result<bool, String> {
     print!("{}", report.table());
 
     let whole = Case { batch: Batch::Fixed { b: args.batch, t: args.seq }, seed: args.seed + 1, ..case };
-    let (forward, backward, clock, kernels) = time(&whole, &ctx, args)?;
+    let (forward, backward, clock, (kernels, kernel_clock)) = time(&whole, &ctx, args)?;
     let tokens = (args.batch * args.seq) as f64;
     println!("\ndevice time, median of {} ({clock:?}):", args.repeat);
     for (name, t) in [("forward", forward), ("backward", backward), ("forward + backward", forward + backward)] {
         println!("  {name:<19} {:>10.3} ms   {:>12.0} tokens/s", t.as_secs_f64() * 1e3, tokens / t.as_secs_f64());
     }
     if !kernels.is_empty() {
-        println!("\nper kernel, median of {} (each in a pass of its own):", args.repeat);
+        println!("\nper kernel, median of {} ({kernel_clock:?}, each in a pass of its own):", args.repeat);
         for (name, t) in kernels {
             println!("  {name:<22} {:>10.3} ms", t.as_secs_f64() * 1e3);
         }
@@ -206,8 +206,8 @@ fn run(args: &RunArgs) -> Result<bool, String> {
     Ok(verdict)
 }
 
-/// Kernel times of a profile, in dispatch order.
-type KernelTimes = Vec<(String, Duration)>;
+/// Kernel times of a profile, in dispatch order, and how they were measured.
+type KernelTimes = (Vec<(String, Duration)>, gdn_train::Clock);
 
 /// Median device times of forward and backward over the whole batch, and per kernel when asked.
 fn time(
@@ -217,6 +217,12 @@ fn time(
 ) -> Result<(Duration, Duration, gdn_train::Clock, KernelTimes), String> {
     let err = |e: gdn_train::Error| e.to_string();
     let tape = case.tape(ctx, &case.draw()).map_err(err)?;
+    let bytes = tape.device_bytes();
+    println!(
+        "\ntape: {:.1} MiB of device memory, {:.0} bytes per token",
+        bytes as f64 / (1u64 << 20) as f64,
+        bytes as f64 / tape.tokens() as f64
+    );
     let mut clock = gdn_train::Clock::WallClock;
     let mut median = |pass: Pass| -> Result<Duration, String> {
         // Warm up until the GPU has been busy for a while: clocks ramp up under load.
@@ -238,11 +244,15 @@ fn time(
     };
     let forward = median(Pass::Forward)?;
     let backward = median(Pass::Backward)?;
-    let mut kernels = Vec::new();
+    let (mut kernels, mut kernel_clock) = (Vec::new(), gdn_train::Clock::GpuTimestamps);
     if args.profile {
         for pass in [Pass::Forward, Pass::Backward] {
-            let runs: Vec<Vec<(&str, Duration)>> =
-                (0..args.repeat.max(1)).map(|_| tape.profile(pass)).collect::<Result<_, _>>().map_err(err)?;
+            let mut runs: Vec<Vec<(&str, Duration)>> = Vec::new();
+            for _ in 0..args.repeat.max(1) {
+                let (run, c) = tape.profile(pass).map_err(err)?;
+                kernel_clock = c;
+                runs.push(run);
+            }
             for (n, (name, _)) in runs[0].iter().enumerate() {
                 let mut times: Vec<Duration> = runs.iter().map(|r| r[n].1).collect();
                 times.sort();
@@ -253,7 +263,7 @@ fn time(
             }
         }
     }
-    Ok((forward, backward, clock, kernels))
+    Ok((forward, backward, clock, (kernels, kernel_clock)))
 }
 
 fn fuzz(args: &FuzzArgs) -> Result<bool, String> {

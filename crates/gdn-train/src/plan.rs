@@ -88,6 +88,13 @@ impl Plan {
         self.dispatches.iter().map(|d| d.pipeline.source.kernel.name()).collect()
     }
 
+    /// Records dispatch `n` alone into a compute pass of its own; returns its kernel's name.
+    pub fn encode_one(&self, encoder: &mut wgpu::CommandEncoder, n: usize) -> &'static str {
+        let d = &self.dispatches[n];
+        d.record(&mut encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default()));
+        d.pipeline.source.kernel.name()
+    }
+
     /// Number of dispatches.
     pub fn len(&self) -> usize {
         self.dispatches.len()

@@ -194,6 +194,12 @@ impl Tape {
         self.buffers[which.name()].1
     }
 
+    /// Bytes of device memory the tape holds: every buffer it allocated (inputs, parameters,
+    /// outputs, gradients, what the forward saves for the backward, the family's scratch).
+    pub fn device_bytes(&self) -> u64 {
+        self.buffers.values().map(|(buffer, _)| buffer.size()).sum()
+    }
+
     /// Records the forward into `encoder`: reads the inputs and parameters, writes `out`, `hT`
     /// (and the final conv state) and what the backward needs.
     pub fn encode_forward(&self, encoder: &mut wgpu::CommandEncoder) {

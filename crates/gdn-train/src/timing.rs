@@ -25,18 +25,33 @@ pub enum Clock {
 }
 
 impl Tape {
-    /// Runs every kernel of `pass` in a compute pass of its own and returns each one's GPU time,
-    /// in dispatch order (the parameter sums appear as their partial and finish kernels). Needs
-    /// timestamp queries.
-    pub fn profile(&self, pass: Pass) -> Result<Vec<(&'static str, Duration)>> {
+    /// Runs every kernel of `pass` in a compute pass of its own and returns each one's device
+    /// time, in dispatch order (the parameter sums appear as their partial and finish kernels):
+    /// GPU timestamps around each pass, or on a device without them the wall time of each kernel
+    /// submitted alone and waited for (which includes a submission's overhead).
+    pub fn profile(&self, pass: Pass) -> Result<(Vec<(&'static str, Duration)>, Clock)> {
         let (ctx, plan) = (self.context(), self.plan(pass));
-        let timestamps = Timestamps::new(ctx, plan.len())?;
+        let Ok(timestamps) = Timestamps::new(ctx, plan.len()) else {
+            ctx.wait()?;
+            let kernels = (0..plan.len())
+                .map(|n| {
+                    let start = Instant::now();
+                    let mut encoder =
+                        ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
+                    let name = plan.encode_one(&mut encoder, n);
+                    ctx.queue().submit([encoder.finish()]);
+                    ctx.wait()?;
+                    Ok((name, start.elapsed()))
+                })
+                .collect::<Result<_>>()?;
+            return Ok((kernels, Clock::WallClock));
+        };
         let mut encoder =
             ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile") });
         let names = plan.encode_each(&mut encoder, &timestamps);
         timestamps.resolve(&mut encoder);
         ctx.queue().submit([encoder.finish()]);
-        Ok(names.into_iter().zip(timestamps.read(ctx)?).collect())
+        Ok((names.into_iter().zip(timestamps.read(ctx)?).collect(), Clock::GpuTimestamps))
     }
 
     /// Runs `pass` once on the tape's current contents and returns its device time: GPU timestamps
