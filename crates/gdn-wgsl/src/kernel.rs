@@ -284,9 +284,9 @@ const CHUNK_GRADS: (&str, &str) = ("chunk_grads", include_str!("../templates/chu
 const CHUNK_DECAYS: u32 = 5 * MAX_CHUNK;
 /// Bytes of workgroup memory of the f32 matmul: two staged operands, 16 rows of 17 vec4 each.
 const MATMUL_F32_BYTES: u32 = 2 * 16 * 17 * 16;
-/// Bytes of workgroup memory of the tensor-core matmul: the staged f16 operands, 64 × (32 + 8) and
-/// 32 × (64 + 8), and the f32 output tile of 64 × 64.
-const MATMUL_TENSOR_CORE_BYTES: u32 = (64 * 40 + 32 * 72) * 2 + 64 * 64 * 4;
+/// Bytes of workgroup memory of the tensor-core matmul: the staged f16 operands, 64 × (16 + 8) and
+/// 16 × (64 + 8), and the f32 output tile of 64 × 64.
+const MATMUL_TENSOR_CORE_BYTES: u32 = (64 * 24 + 16 * 72) * 2 + 64 * 64 * 4;
 
 const CONV_FORWARD: Spec = Spec {
     name: "conv_forward",

@@ -2,11 +2,12 @@
 // f32 matmul (mm(op, m, n, depth, tid) hands Σ_k load_a(op, r, k)·load_b(op, k, c) to store_c), with
 // the operands rounded to f16 as they are staged and every accumulation in f32. A 64 × 64 output tile
 // is 4 × 4 blocks of 16 × 16; each of the 8 subgroups of 32 invocations owns one block row and two
-// block columns and keeps their accumulators across the depth, staged MM_DEPTH at a time. The f32
+// block columns and keeps their accumulators across the depth, staged MM_DEPTH at a time, the next
+// depth tile read from memory while the current one is multiplied. The f32
 // results pass through workgroup memory to store_c, element by element.
 
 const MM_TILE: u32 = 64u;
-const MM_DEPTH: u32 = 32u;
+const MM_DEPTH: u32 = 16u;
 const MM_THREADS: u32 = 256u;
 const MM_SUBGROUP: u32 = 32u;
 
@@ -26,42 +27,35 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
         for (var c0 = 0u; c0 < n; c0 = c0 + MM_TILE) {
             var acc0 = coop_mat16x16<f32, C>();
             var acc1 = coop_mat16x16<f32, C>();
+            var next_a = mm_fetch_a(op, r0, 0u, m, depth, tid);
+            var next_b = mm_fetch_b(op, c0, 0u, n, depth, tid);
             for (var k0 = 0u; k0 < depth; k0 = k0 + MM_DEPTH) {
                 let a_by_rows = a_column_major(op, k0);
                 let b_by_depth = b_column_major(op, k0);
-                for (var e = tid; e < MM_TILE * MM_DEPTH; e = e + MM_THREADS) {
-                    var a_k = e % MM_DEPTH;
-                    var a_r = e / MM_DEPTH;
-                    if (a_by_rows) {
-                        a_k = e / MM_TILE;
-                        a_r = e % MM_TILE;
-                    }
-                    var a = 0.0;
-                    if (r0 + a_r < m && k0 + a_k < depth) {
-                        a = load_a(op, r0 + a_r, k0 + a_k);
-                    }
-                    mm_a[a_r * MM_A_STRIDE + a_k] = f16(a);
-                    var b_c = e % MM_TILE;
-                    var b_k = e / MM_TILE;
-                    if (b_by_depth) {
-                        b_c = e / MM_DEPTH;
-                        b_k = e % MM_DEPTH;
-                    }
-                    var b = 0.0;
-                    if (c0 + b_c < n && k0 + b_k < depth) {
-                        b = load_b(op, k0 + b_k, c0 + b_c);
-                    }
-                    mm_b[b_k * MM_B_STRIDE + b_c] = f16(b);
-                }
+                mm_put(mm_a_at(tid, a_by_rows), next_a.x, mm_b_at(tid, b_by_depth), next_b.x);
+                mm_put(mm_a_at(tid + MM_THREADS, a_by_rows), next_a.y, mm_b_at(tid + MM_THREADS, b_by_depth), next_b.y);
+                mm_put(
+                    mm_a_at(tid + 2u * MM_THREADS, a_by_rows),
+                    next_a.z,
+                    mm_b_at(tid + 2u * MM_THREADS, b_by_depth),
+                    next_b.z,
+                );
+                mm_put(
+                    mm_a_at(tid + 3u * MM_THREADS, a_by_rows),
+                    next_a.w,
+                    mm_b_at(tid + 3u * MM_THREADS, b_by_depth),
+                    next_b.w,
+                );
                 workgroupBarrier();
-                for (var k = 0u; k < MM_DEPTH; k = k + 16u) {
-                    let a = coopLoadT<coop_mat16x16<f16, A>>(&mm_a[block_row * 16u * MM_A_STRIDE + k], MM_A_STRIDE);
-                    let b0 = coopLoadT<coop_mat16x16<f16, B>>(&mm_b[k * MM_B_STRIDE + block_col * 16u], MM_B_STRIDE);
-                    let b1 =
-                        coopLoadT<coop_mat16x16<f16, B>>(&mm_b[k * MM_B_STRIDE + block_col * 16u + 16u], MM_B_STRIDE);
-                    acc0 = coopMultiplyAdd(a, b0, acc0);
-                    acc1 = coopMultiplyAdd(a, b1, acc1);
+                if (k0 + MM_DEPTH < depth) {
+                    next_a = mm_fetch_a(op, r0, k0 + MM_DEPTH, m, depth, tid);
+                    next_b = mm_fetch_b(op, c0, k0 + MM_DEPTH, n, depth, tid);
                 }
+                let a = coopLoadT<coop_mat16x16<f16, A>>(&mm_a[block_row * 16u * MM_A_STRIDE], MM_A_STRIDE);
+                let b0 = coopLoadT<coop_mat16x16<f16, B>>(&mm_b[block_col * 16u], MM_B_STRIDE);
+                let b1 = coopLoadT<coop_mat16x16<f16, B>>(&mm_b[block_col * 16u + 16u], MM_B_STRIDE);
+                acc0 = coopMultiplyAdd(a, b0, acc0);
+                acc1 = coopMultiplyAdd(a, b1, acc1);
                 workgroupBarrier();
             }
             coopStoreT(acc0, &mm_c[block_row * 16u * MM_TILE + block_col * 16u], MM_TILE);
@@ -77,4 +71,64 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
             workgroupBarrier();
         }
     }
+}
+
+// Stages one element of A at (row, depth) `a_at` and one of B at (column, depth) `b_at`, in f16.
+fn mm_put(a_at: vec2<u32>, a: f32, b_at: vec2<u32>, b: f32) {
+    mm_a[a_at.x * MM_A_STRIDE + a_at.y] = f16(a);
+    mm_b[b_at.y * MM_B_STRIDE + b_at.x] = f16(b);
+}
+
+// Element `e` (0 … MM_TILE·MM_DEPTH − 1) of the staged A tile at (r0, k0): its row and depth, rows
+// adjacent when the operand is column-major.
+fn mm_a_at(e: u32, by_rows: bool) -> vec2<u32> {
+    if (by_rows) {
+        return vec2<u32>(e % MM_TILE, e / MM_TILE);
+    }
+    return vec2<u32>(e / MM_DEPTH, e % MM_DEPTH);
+}
+
+// Element `e` of the staged B tile: its column and depth, depths adjacent when column-major.
+fn mm_b_at(e: u32, by_depth: bool) -> vec2<u32> {
+    if (by_depth) {
+        return vec2<u32>(e / MM_DEPTH, e % MM_DEPTH);
+    }
+    return vec2<u32>(e % MM_TILE, e / MM_TILE);
+}
+
+// The four A elements this invocation stages at (r0, k0) (zero outside the product); no vector is
+// indexed at run time, so that everything stays in registers.
+fn mm_fetch_a(op: u32, r0: u32, k0: u32, m: u32, depth: u32, tid: u32) -> vec4<f32> {
+    let by_rows = a_column_major(op, k0);
+    return vec4<f32>(
+        mm_fetch_a1(op, r0, k0, m, depth, mm_a_at(tid, by_rows)),
+        mm_fetch_a1(op, r0, k0, m, depth, mm_a_at(tid + MM_THREADS, by_rows)),
+        mm_fetch_a1(op, r0, k0, m, depth, mm_a_at(tid + 2u * MM_THREADS, by_rows)),
+        mm_fetch_a1(op, r0, k0, m, depth, mm_a_at(tid + 3u * MM_THREADS, by_rows)),
+    );
+}
+
+fn mm_fetch_a1(op: u32, r0: u32, k0: u32, m: u32, depth: u32, at: vec2<u32>) -> f32 {
+    if (r0 + at.x < m && k0 + at.y < depth) {
+        return load_a(op, r0 + at.x, k0 + at.y);
+    }
+    return 0.0;
+}
+
+// The four B elements this invocation stages at (k0, c0).
+fn mm_fetch_b(op: u32, c0: u32, k0: u32, n: u32, depth: u32, tid: u32) -> vec4<f32> {
+    let by_depth = b_column_major(op, k0);
+    return vec4<f32>(
+        mm_fetch_b1(op, c0, k0, n, depth, mm_b_at(tid, by_depth)),
+        mm_fetch_b1(op, c0, k0, n, depth, mm_b_at(tid + MM_THREADS, by_depth)),
+        mm_fetch_b1(op, c0, k0, n, depth, mm_b_at(tid + 2u * MM_THREADS, by_depth)),
+        mm_fetch_b1(op, c0, k0, n, depth, mm_b_at(tid + 3u * MM_THREADS, by_depth)),
+    );
+}
+
+fn mm_fetch_b1(op: u32, c0: u32, k0: u32, n: u32, depth: u32, at: vec2<u32>) -> f32 {
+    if (c0 + at.x < n && k0 + at.y < depth) {
+        return load_b(op, k0 + at.y, c0 + at.x);
+    }
+    return 0.0;
 }
