@@ -275,6 +275,7 @@ const CONV_TAP: (&str, &str) = ("conv_tap", include_str!("../templates/conv_tap.
 const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
+const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templates/matmul_staging.wgsl"));
 const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl"));
 const MATMUL_TENSOR_CORE: (&str, &str) = ("matmul_coop", include_str!("../templates/matmul_coop.wgsl"));
 const CHUNKS: (&str, &str) = ("chunks", include_str!("../templates/chunks.wgsl"));
@@ -486,7 +487,7 @@ const COLUMN_SUM_FINISH: Spec = Spec {
 const CHUNK_PREPARE: Spec = Spec {
     name: "chunk_prepare",
     template: include_str!("../templates/chunk_prepare.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -500,7 +501,7 @@ const CHUNK_PREPARE: Spec = Spec {
 const CHUNK_STATE: Spec = Spec {
     name: "chunk_state",
     template: include_str!("../templates/chunk_state.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -518,7 +519,7 @@ const CHUNK_STATE: Spec = Spec {
 const CHUNK_STATE_BACKWARD: Spec = Spec {
     name: "chunk_state_backward",
     template: include_str!("../templates/chunk_state_backward.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, CHUNK_GRADS, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -537,7 +538,7 @@ const CHUNK_STATE_BACKWARD: Spec = Spec {
 const CHUNK_GRAD: Spec = Spec {
     name: "chunk_grad",
     template: include_str!("../templates/chunk_grad.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, CHUNK_GRADS, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),

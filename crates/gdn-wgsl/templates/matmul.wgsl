@@ -32,22 +32,7 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
             var next_a = mm_fetch_a(op, r0, 0u, m, depth, tid);
             var next_b = mm_fetch_b(op, c0, 0u, n, depth, tid);
             for (var k0 = 0u; k0 < depth; k0 = k0 + MM_DEPTH) {
-                let a_by_rows = a_column_major(op, k0);
-                let b_by_depth = b_column_major(op, k0);
-                mm_put(mm_a_at(tid, a_by_rows), next_a.x, mm_b_at(tid, b_by_depth), next_b.x);
-                mm_put(mm_a_at(tid + MM_THREADS, a_by_rows), next_a.y, mm_b_at(tid + MM_THREADS, b_by_depth), next_b.y);
-                mm_put(
-                    mm_a_at(tid + 2u * MM_THREADS, a_by_rows),
-                    next_a.z,
-                    mm_b_at(tid + 2u * MM_THREADS, b_by_depth),
-                    next_b.z,
-                );
-                mm_put(
-                    mm_a_at(tid + 3u * MM_THREADS, a_by_rows),
-                    next_a.w,
-                    mm_b_at(tid + 3u * MM_THREADS, b_by_depth),
-                    next_b.w,
-                );
+                mm_stage(op, k0, tid, next_a, next_b);
                 workgroupBarrier();
                 // The next tile's global reads are in flight while this one is multiplied.
                 if (k0 + MM_DEPTH < depth) {
@@ -78,60 +63,6 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
 fn mm_put(a_at: vec2<u32>, a: f32, b_at: vec2<u32>, b: f32) {
     mm_a[a_at.y * MM_STRIDE + a_at.x / 4u][a_at.x % 4u] = a;
     mm_b[b_at.y * MM_STRIDE + b_at.x / 4u][b_at.x % 4u] = b;
-}
-
-// Element `e` (0 … MM_TILE·MM_DEPTH − 1) of the staged A tile at (r0, k0): its row and depth, rows
-// adjacent when the operand is column-major.
-fn mm_a_at(e: u32, by_rows: bool) -> vec2<u32> {
-    if (by_rows) {
-        return vec2<u32>(e % MM_TILE, e / MM_TILE);
-    }
-    return vec2<u32>(e / MM_DEPTH, e % MM_DEPTH);
-}
-
-// Element `e` of the staged B tile: its column and depth, depths adjacent when column-major.
-fn mm_b_at(e: u32, by_depth: bool) -> vec2<u32> {
-    if (by_depth) {
-        return vec2<u32>(e / MM_DEPTH, e % MM_DEPTH);
-    }
-    return vec2<u32>(e % MM_TILE, e / MM_TILE);
-}
-
-// The four A elements this invocation stages at (r0, k0) (zero outside the product); no vector is
-// indexed at run time, so that everything stays in registers.
-fn mm_fetch_a(op: u32, r0: u32, k0: u32, m: u32, depth: u32, tid: u32) -> vec4<f32> {
-    let by_rows = a_column_major(op, k0);
-    return vec4<f32>(
-        mm_fetch_a1(op, r0, k0, m, depth, mm_a_at(tid, by_rows)),
-        mm_fetch_a1(op, r0, k0, m, depth, mm_a_at(tid + MM_THREADS, by_rows)),
-        mm_fetch_a1(op, r0, k0, m, depth, mm_a_at(tid + 2u * MM_THREADS, by_rows)),
-        mm_fetch_a1(op, r0, k0, m, depth, mm_a_at(tid + 3u * MM_THREADS, by_rows)),
-    );
-}
-
-fn mm_fetch_a1(op: u32, r0: u32, k0: u32, m: u32, depth: u32, at: vec2<u32>) -> f32 {
-    if (r0 + at.x < m && k0 + at.y < depth) {
-        return load_a(op, r0 + at.x, k0 + at.y);
-    }
-    return 0.0;
-}
-
-// The four B elements this invocation stages at (k0, c0).
-fn mm_fetch_b(op: u32, c0: u32, k0: u32, n: u32, depth: u32, tid: u32) -> vec4<f32> {
-    let by_depth = b_column_major(op, k0);
-    return vec4<f32>(
-        mm_fetch_b1(op, c0, k0, n, depth, mm_b_at(tid, by_depth)),
-        mm_fetch_b1(op, c0, k0, n, depth, mm_b_at(tid + MM_THREADS, by_depth)),
-        mm_fetch_b1(op, c0, k0, n, depth, mm_b_at(tid + 2u * MM_THREADS, by_depth)),
-        mm_fetch_b1(op, c0, k0, n, depth, mm_b_at(tid + 3u * MM_THREADS, by_depth)),
-    );
-}
-
-fn mm_fetch_b1(op: u32, c0: u32, k0: u32, n: u32, depth: u32, at: vec2<u32>) -> f32 {
-    if (c0 + at.x < n && k0 + at.y < depth) {
-        return load_b(op, k0 + at.y, c0 + at.x);
-    }
-    return 0.0;
 }
 
 // Hands the four results of `values` (row r, columns c … c + 3) that fall inside the product to store_c.
