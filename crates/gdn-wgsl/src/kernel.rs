@@ -280,6 +280,7 @@ const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl")
 const MATMUL_TENSOR_CORE: (&str, &str) = ("matmul_coop", include_str!("../templates/matmul_coop.wgsl"));
 const CHUNKS: (&str, &str) = ("chunks", include_str!("../templates/chunks.wgsl"));
 const CHUNK_GRADS: (&str, &str) = ("chunk_grads", include_str!("../templates/chunk_grads.wgsl"));
+const COLUMN_JOBS: (&str, &str) = ("chunk_columns", include_str!("../templates/chunk_columns.wgsl"));
 
 /// Floats of workgroup memory every chunked kernel declares for the chunk's five decay vectors.
 const CHUNK_DECAYS: u32 = 5 * MAX_CHUNK;
@@ -501,7 +502,7 @@ const CHUNK_PREPARE: Spec = Spec {
 const CHUNK_STATE: Spec = Spec {
     name: "chunk_state",
     template: include_str!("../templates/chunk_state.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COLUMN_JOBS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -519,7 +520,7 @@ const CHUNK_STATE: Spec = Spec {
 const CHUNK_STATE_BACKWARD: Spec = Spec {
     name: "chunk_state_backward",
     template: include_str!("../templates/chunk_state_backward.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COLUMN_JOBS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),

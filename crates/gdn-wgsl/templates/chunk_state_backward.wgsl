@@ -9,7 +9,6 @@
 const OP_DU: u32 = 0u;
 const OP_DS: u32 = 1u;
 
-var<private> col0: u32;
 var<private> first_chunk: bool;
 
 // How the operands lie: Pᵀ, Qᵀ and W¹ᵀ are contiguous along their rows; diag(λ) K is not.
@@ -67,17 +66,16 @@ fn store_c(op: u32, r: u32, c: u32, value: f32) {
 @compute @workgroup_size(MM_THREADS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
-    let blocks = (DV + CB - 1u) / CB;
     let job = folded(wg, nwg);
-    if (job >= layer.seqs * layer.nv * blocks) {
+    if (job >= column_jobs()) {
         return;
     }
-    col0 = (job % blocks) * CB;
-    let width = min(CB, DV - col0);
-    let h = (job / blocks) % layer.nv;
-    let n = job / (blocks * layer.nv);
-    let first = ckpt_first(n);
-    let chunks = ckpt_first(n + 1u) - first;
+    let j = column_job(job);
+    let n = j.n;
+    let h = j.h;
+    let width = j.width;
+    let first = j.first;
+    let chunks = j.chunks;
     let c = chunk_size();
 
     let end_at = ((first + chunks - 1u) * layer.nv + h) * DK * DV;
