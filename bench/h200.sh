@@ -65,25 +65,32 @@ case "$part" in
     ;;
   bench|bench-ours|bench-fla)
     # Ours and fla's GPU times at the standard shapes in one run, as JSON lines in bench.jsonl.
+    # (About 15 minutes in all; bench-ours and bench-fla are its two halves, for machines lent
+    # ten minutes at a time.)
     if [ "$part" != bench-fla ]; then
-      # Every family of the bench: the whole layer at S1-S4 and decode, each kernel at S1 and S4
-      # (BENCH_FILTER, a criterion regex over ids such as recurrent-s1/layer/forward, changes that).
-      CRITERION_HOME=/tmp/criterion GDN_BENCH_SHAPES=${GDN_BENCH_SHAPES:-standard} GDN_BENCH_SUMMARY="$out/ours.jsonl" \
-        step "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/|-(s1|s4)/}"
+      # Every family of the bench: the whole layer at S1-S4, decode and the crossover sweep, each
+      # kernel at S1 (BENCH_FILTER, a criterion regex over ids such as recurrent-s1/layer/forward,
+      # and GDN_BENCH_SHAPES change that).
+      CRITERION_HOME=/tmp/criterion GDN_BENCH_SHAPES=${GDN_BENCH_SHAPES:-standard,crossover} \
+        GDN_BENCH_SUMMARY="$out/ours.jsonl" \
+        step "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/|-s1/}" --warm-up-time 0.5 --measurement-time 1
       tar czf "$out/criterion.tgz" -C /tmp criterion
       collect
     fi
     if [ "$part" != bench-ours ]; then
-      # fla's chunked kernel (GPU time: graph). Triton compiles for minutes per shape and dtype:
-      # compile every shape at once first (those figures are dropped), then time each alone.
+      # fla's chunked kernel (GPU time: graph) at S1-S4: bf16 forward and forward + backward, f32
+      # forward + backward. Triton compiles for minutes per dtype: one process per dtype compiles
+      # first (its figures dropped), then each shape is timed alone from the warm cache.
       shapes=("fwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 float32"
+              "fwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 float32"
+              "fwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 float32"
               "fwd 1 128 2 4 bfloat16" "bwd 1 128 2 4 bfloat16")
-      echo "===== compiling fla's kernels for ${#shapes[@]} shapes at once" | tee -a "$log"
+      echo "===== compiling fla's kernels, bf16 and f32 at once" | tee -a "$log"
       start=$SECONDS
-      for s in "${shapes[@]}"; do timeout 300 python3 .dev/fla_bench.py $s > /dev/null 2>&1 & done
+      for dtype in bfloat16 float32; do timeout 300 python3 .dev/fla_bench.py bwd 1 128 2 4 $dtype > /dev/null 2>&1 & done
       wait
       echo "===== compiled after $((SECONDS - start)) s" | tee -a "$log"
-      for s in "${shapes[@]}"; do step timeout 150 python3 .dev/fla_bench.py $s; collect; done
+      for s in "${shapes[@]}"; do step timeout 120 python3 .dev/fla_bench.py $s; collect; done
     fi
     collect
     echo "===== summary: $(wc -l < "$out/bench.jsonl") records in $out/bench.jsonl" | tee -a "$log"

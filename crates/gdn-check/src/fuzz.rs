@@ -2,6 +2,7 @@
 //! them on the device, tracks the worst error per tensor, and shrinks any failure to a small case
 //! whose seed is persisted in `tests/fuzz.proptest-regressions`, which the test suite replays.
 
+use crate::report::show_bar;
 use crate::{Case, Report, Tensor};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
@@ -46,8 +47,8 @@ pub enum FamilyKind {
     Chunked,
 }
 
-/// Chunk sizes a campaign draws: small ones put many chunk boundaries in short sequences, and the
-/// default 64.
+/// Chunk sizes a campaign draws (those its precision accepts, [`Precision::min_chunk`]): small ones
+/// put many chunk boundaries in short sequences, and the default 64.
 pub const CHUNKS: [usize; 9] = [1, 2, 3, 4, 5, 8, 16, 32, 64];
 
 impl FamilyKind {
@@ -118,12 +119,12 @@ impl Space {
             1 => Just(Regime::WriteAll),
         ];
         let (max_interval, precision) = (self.max_interval, self.precision);
-        let family = (proptest::sample::select(self.families.clone()), 1..=max_interval, 0..CHUNKS.len()).prop_map(
-            |(kind, checkpoint_interval, chunk)| match kind {
+        let chunks: Vec<usize> = CHUNKS.into_iter().filter(|&c| c >= precision.min_chunk() as usize).collect();
+        let family = (proptest::sample::select(self.families.clone()), 1..=max_interval, proptest::sample::select(chunks))
+            .prop_map(|(kind, checkpoint_interval, chunk)| match kind {
                 FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval },
-                FamilyKind::Chunked => Family::Chunked { chunk: CHUNKS[chunk] },
-            },
-        );
+                FamilyKind::Chunked => Family::Chunked { chunk },
+            });
         (
             (dims.clone(), dims, heads, 1..=4usize),
             prop_oneof![fixed, packed],
@@ -148,8 +149,9 @@ impl Space {
 pub struct Campaign {
     /// Cases run, shrinking steps included.
     pub cases_run: usize,
-    /// The worst error per tensor, with the case that produced it.
-    pub worst: BTreeMap<Tensor, (f64, Case)>,
+    /// The worst error per tensor and whether it was judged (`true`: against a bar; `false`: only
+    /// reported, see [`Tensor::bar`]), with the case that produced it.
+    pub worst: BTreeMap<(Tensor, bool), (f64, Case)>,
     /// Why the campaign failed, if it did.
     pub failure: Option<Failure>,
 }
@@ -167,9 +169,9 @@ impl Campaign {
     /// A table: tensor, worst error, bar, the case.
     pub fn table(&self) -> String {
         let mut out = format!("{:<9} {:>10} {:>8}  case\n", "tensor", "worst", "bar");
-        for (tensor, (error, case)) in &self.worst {
-            let bar = tensor.bar(case.precision);
-            out += &format!("{:<9} {:>10.2e} {:>8.0e}  {case:?}\n", tensor.name(), error, bar);
+        for ((tensor, _), (error, case)) in &self.worst {
+            let bar = show_bar(tensor.bar(case.precision, case.regime));
+            out += &format!("{:<9} {:>10.2e} {:>8}  {case:?}\n", tensor.name(), error, bar);
         }
         out
     }
@@ -193,7 +195,7 @@ pub fn campaign(
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes));
-    let worst: RefCell<BTreeMap<Tensor, (f64, Case)>> = RefCell::new(BTreeMap::new());
+    let worst: RefCell<BTreeMap<(Tensor, bool), (f64, Case)>> = RefCell::new(BTreeMap::new());
     let cases_run = RefCell::new(0);
     let progress = RefCell::new(&mut progress);
     let result = runner.run(&space.cases(), |case| {
@@ -202,8 +204,9 @@ pub fn campaign(
         (progress.borrow_mut())(&case, &report);
         let mut worst = worst.borrow_mut();
         for e in &report.errors {
-            if worst.get(&e.tensor).is_none_or(|(w, _)| e.error.is_nan() || e.error > *w) {
-                worst.insert(e.tensor, (e.error, case.clone()));
+            let key = (e.tensor, e.bar.is_some());
+            if worst.get(&key).is_none_or(|(w, _)| e.error.is_nan() || e.error > *w) {
+                worst.insert(key, (e.error, case.clone()));
             }
         }
         if report.passes() { Ok(()) } else { Err(TestCaseError::fail(report.table())) }

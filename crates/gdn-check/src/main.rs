@@ -56,8 +56,9 @@ struct RunArgs {
     /// Override the conv taps.
     #[arg(long)]
     kk: Option<usize>,
-    /// Kernel family of the delta rule: recurrent or chunked.
-    #[arg(long, default_value = "recurrent")]
+    /// Kernel family of the delta rule: auto (the one the tape picks for the batch), recurrent or
+    /// chunked.
+    #[arg(long, default_value = "auto")]
     family: String,
     /// Steps between state checkpoints (recurrent family).
     #[arg(long, default_value_t = 32)]
@@ -108,12 +109,13 @@ fn precision(name: &str) -> Result<Precision, String> {
     Precision::named(name).ok_or_else(|| format!("unknown precision {name:?}; precisions: f32, tensor-core"))
 }
 
-/// The family a `run` asks for, with its knob.
-fn family(args: &RunArgs) -> Result<Family, String> {
+/// The family a `run` asks for, with its knob, or the one a tape picks for the batch (`auto`).
+fn family(args: &RunArgs, precision: Precision, ctx: &Context) -> Result<Family, String> {
     match FamilyKind::named(&args.family) {
         Some(FamilyKind::Recurrent) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
         Some(FamilyKind::Chunked) => Ok(Family::Chunked { chunk: args.chunk }),
-        None => Err(format!("unknown family {:?}; families: recurrent, chunked", args.family)),
+        None if args.family == "auto" => Ok(Family::picked(ctx).fitted(args.seq, precision)),
+        None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
     }
 }
 
@@ -155,11 +157,11 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         args.kk.unwrap_or(base.kk),
     )
     .map_err(|e| e.to_string())?;
-    let family = family(args)?;
     let precision = precision(&args.precision)?;
     let ctx = context()?;
+    let family = family(args, precision, &ctx)?;
     println!(
-        "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; batch {} × {} tokens; family {:?}, precision {}",
+        "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; batch {} × {} tokens; family {:?} ({}), precision {}",
         preset.name,
         preset.models,
         config.nk,
@@ -170,6 +172,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         args.batch,
         args.seq,
         family,
+        if args.family == "auto" { "picked for the batch" } else { "asked for" },
         precision.name()
     );
 

@@ -9,14 +9,16 @@ pub struct TensorError {
     pub tensor: Tensor,
     /// `‖got − ref‖₂ / ‖ref‖₂` (infinite for a NaN, an infinity or a wrong length).
     pub error: f64,
-    /// The spec's bar for it ([`Tensor::bar`] in the case's precision).
-    pub bar: f64,
+    /// The spec's bar for it ([`Tensor::bar`] in the case's precision and regime); `None` where the
+    /// error is only reported.
+    pub bar: Option<f64>,
 }
 
 impl TensorError {
-    /// Whether the error is within the tensor's bar.
+    /// Whether the error is finite and within the tensor's bar (a reported error need only be
+    /// finite: NaN or infinity never passes).
     pub fn passes(&self) -> bool {
-        self.error <= self.bar
+        self.error.is_finite() && self.bar.is_none_or(|bar| self.error <= bar)
     }
 }
 
@@ -43,8 +45,13 @@ impl Report {
         let mut out = format!("{:<9} {:>10} {:>8}  verdict\n", "tensor", "error", "bar");
         for e in &self.errors {
             let verdict = if e.passes() { "ok" } else { "FAIL" };
-            out += &format!("{:<9} {:>10.2e} {:>8.0e}  {verdict}\n", e.tensor.name(), e.error, e.bar);
+            out += &format!("{:<9} {:>10.2e} {:>8}  {verdict}\n", e.tensor.name(), e.error, show_bar(e.bar));
         }
         out
     }
+}
+
+/// A bar as tables print it: `1e-4`, or `report` where there is none.
+pub fn show_bar(bar: Option<f64>) -> String {
+    bar.map_or_else(|| "report".to_string(), |bar| format!("{bar:.0e}"))
 }

@@ -120,8 +120,10 @@ pub struct TapeOptions {
     pub initial_state: bool,
     /// Room for a gradient `dhT` arriving at the final state.
     pub final_state_grad: bool,
-    /// The kernel family that computes the delta rule, with its knobs.
-    pub family: Family,
+    /// The kernel family that computes the delta rule, with its knobs; `None` (the default) takes
+    /// the one measured fastest on the adapter ([`Family::picked`]). Either way the tape fits the knob to its
+    /// batch ([`Family::fitted`]); [`crate::Tape::family`] says what runs.
+    pub family: Option<Family>,
     /// The arithmetic of the chunked family's matrix products: f32 (the default), or f16 operands
     /// on tensor cores where the adapter has them ([`crate::Context::supports`]).
     pub precision: Precision,
@@ -137,7 +139,7 @@ impl Default for TapeOptions {
         Self {
             initial_state: false,
             final_state_grad: false,
-            family: Family::default(),
+            family: None,
             precision: Precision::F32,
             conv_state: false,
         }

@@ -3,7 +3,7 @@
 
 use crate::buffers::{read_f32, storage, uniform};
 use crate::config::{Batch, LayerConfig, TapeOptions};
-use crate::family::Geometry;
+use crate::family::{Family, Geometry};
 use crate::passes;
 use crate::plan::{Named, Plan};
 use crate::tape_buffer::TapeBuffer;
@@ -34,6 +34,7 @@ pub struct Tape {
     ctx: Context,
     config: LayerConfig,
     options: TapeOptions,
+    family: Family,
     offsets: Vec<usize>,
     buffers: HashMap<&'static str, (wgpu::Buffer, usize)>,
     forward: Plan,
@@ -47,10 +48,12 @@ impl Tape {
     pub fn new(ctx: &Context, config: LayerConfig, batch: Batch, options: TapeOptions) -> Result<Self> {
         config.validate()?;
         let dims = HeadDims::new(config.dk, config.dv)?;
-        let family = options.family;
-        family.validate(options.precision)?;
-        ctx.supports(options.precision)?;
         let offsets = batch.offsets()?;
+        let family = options.family.unwrap_or_else(|| Family::picked(ctx));
+        family.validate(options.precision)?;
+        let longest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(1);
+        let family = family.fitted(longest, options.precision);
+        ctx.supports(options.precision)?;
         let (tokens, seqs) = (*offsets.last().expect("offsets are non-empty"), offsets.len() - 1);
         let geometry = Geometry { config: &config, dims, family, precision: options.precision, offsets: &offsets };
         let state_slots = geometry.state_slots();
@@ -151,7 +154,7 @@ impl Tape {
         for (n, (_, buffer)) in reduce.into_iter().enumerate() {
             buffers.insert(["reduce0", "reduce1", "reduce2", "reduce3"][n], (buffer, 0));
         }
-        Ok(Self { ctx: ctx.clone(), config, options, offsets, buffers, forward, backward })
+        Ok(Self { ctx: ctx.clone(), config, options, family, offsets, buffers, forward, backward })
     }
 
     /// The layer.
@@ -162,6 +165,12 @@ impl Tape {
     /// The options.
     pub fn options(&self) -> &TapeOptions {
         &self.options
+    }
+
+    /// The family that computes the delta rule: the one the options named, or the one the tape
+    /// picked for its batch.
+    pub fn family(&self) -> Family {
+        self.family
     }
 
     /// Sequence offsets `[0, …, tokens]`.

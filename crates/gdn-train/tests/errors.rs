@@ -40,11 +40,11 @@ fn layer_sizes_are_checked() {
         err.to_string(),
         format!("dk = 100 has no generated kernels; generated head sizes are {sizes:?} (any pair of them)")
     );
-    let options = TapeOptions { family: Family::Recurrent { checkpoint_interval: 0 }, ..TapeOptions::default() };
+    let options = TapeOptions { family: Some(Family::Recurrent { checkpoint_interval: 0 }), ..TapeOptions::default() };
     let refused = Tape::new(ctx, small(), fixed.clone(), options);
     assert!(matches!(refused, Err(Error::Config { name: "checkpoint_interval", .. })));
-    for chunk in [0, 65] {
-        let options = TapeOptions { family: Family::Chunked { chunk }, ..TapeOptions::default() };
+    for (chunk, precision) in [(0, Precision::F32), (65, Precision::F32), (8, Precision::TensorCore)] {
+        let options = TapeOptions { family: Some(Family::Chunked { chunk }), precision, ..TapeOptions::default() };
         assert!(matches!(Tape::new(ctx, small(), fixed.clone(), options), Err(Error::Config { name: "chunk", .. })));
     }
 }
@@ -137,7 +137,7 @@ fn buffers_beyond_the_device_limits_are_refused_before_allocation() {
 fn tensor_cores_are_refused_by_name_where_missing_and_for_the_recurrent_family() {
     let ctx = context();
     let fixed = Batch::Fixed { b: 1, t: 4 };
-    let options = |family| TapeOptions { family, precision: Precision::TensorCore, ..TapeOptions::default() };
+    let options = |family| TapeOptions { family: Some(family), precision: Precision::TensorCore, ..TapeOptions::default() };
     let recurrent = Tape::new(ctx, small(), fixed.clone(), options(Family::recurrent()));
     assert!(matches!(recurrent, Err(Error::Unsupported { option: "precision", .. })));
     let chunked = Tape::new(ctx, small(), fixed, options(Family::chunked()));
@@ -154,4 +154,22 @@ fn tensor_cores_are_refused_by_name_where_missing_and_for_the_recurrent_family()
             );
         }
     }
+}
+
+#[test]
+fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
+    let ctx = context();
+    let runs = |family: Option<Family>, batch: Batch| {
+        let options = TapeOptions { family, ..TapeOptions::default() };
+        Tape::new(ctx, small(), batch, options).expect("valid").family()
+    };
+    let picked = Family::picked(ctx);
+    assert_eq!(runs(None, Batch::Fixed { b: 1, t: 200 }), picked);
+    assert_eq!(runs(None, Batch::Fixed { b: 4, t: 1 }), picked.fitted(1, Precision::F32));
+    let chunked = Some(Family::chunked());
+    assert_eq!(runs(chunked, Batch::Fixed { b: 4, t: 1 }), Family::Chunked { chunk: 1 });
+    assert_eq!(runs(chunked, Batch::Packed { cu_seqlens: vec![0, 20, 30] }), Family::Chunked { chunk: 32 });
+    let recurrent = Some(Family::Recurrent { checkpoint_interval: 8 });
+    assert_eq!(runs(recurrent, Batch::Fixed { b: 1, t: 200 }), Family::Recurrent { checkpoint_interval: 8 });
+    assert_eq!(runs(recurrent, Batch::Fixed { b: 2, t: 3 }), Family::Recurrent { checkpoint_interval: 3 });
 }

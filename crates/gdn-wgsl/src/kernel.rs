@@ -186,7 +186,9 @@ impl Kernel {
                 t.ty * t.columns() + t.tx * t.rows()
             }
             Kernel::ChunkPrepare => CHUNK_DECAYS + MAX_CHUNK * MAX_CHUNK,
-            Kernel::ChunkState | Kernel::ChunkStateBackward => CHUNK_DECAYS,
+            // chunk_state: and the four block maxima of the state and of U.
+            Kernel::ChunkState => CHUNK_DECAYS + 4,
+            Kernel::ChunkStateBackward => CHUNK_DECAYS,
             Kernel::ChunkGrad => CHUNK_DECAYS + 4 * MAX_CHUNK + MATMUL_THREADS,
             _ => 0,
         };

@@ -27,6 +27,17 @@ impl Precision {
         }
     }
 
+    /// The fewest tokens per chunk the chunked family accepts in this precision. Tensor-core
+    /// products round the state and its gradient to f16 as operands once per chunk, so their error
+    /// grows as chunks shrink (1e-2 on `dqkv` at one token per chunk, dk = 8); below one 16-token tile
+    /// the tensor cores would also idle. f32 takes any chunk.
+    pub fn min_chunk(self) -> u32 {
+        match self {
+            Precision::F32 => 1,
+            Precision::TensorCore => 16,
+        }
+    }
+
     /// By name.
     pub fn named(name: &str) -> Option<Self> {
         Self::ALL.into_iter().find(|p| p.name() == name)

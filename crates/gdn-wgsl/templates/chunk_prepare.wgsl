@@ -99,6 +99,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         }
     }
     storageBarrier();
+    mm_operand_scales(chunk_q_bound(), 1.0);
     mm(OP_QK, c, c, DK, tid);
     mm(OP_KK, c, c, DK, tid);
     workgroupBarrier();
@@ -124,6 +125,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     for (var e = tid; e < c * c; e = e + MM_THREADS) {
         chunk_fwd[fwd_t(e / c, e % c)] = solve[(e / c) * CMAX + e % c];
     }
+    let beta_bound = chunk_beta_bound();
+    mm_operand_scales(1.0, beta_bound);
     mm(OP_W1, c, DK, c, tid);
+    mm_operand_scales(1.0, beta_bound);
     mm(OP_UT, c, DV, c, tid);
 }

@@ -20,7 +20,7 @@ pub fn families() -> [(&'static str, Family, Precision); 3] {
 /// uploaded.
 pub fn tape(ctx: &Context, family: Family, precision: Precision, shape: &Shape) -> Result<Tape, String> {
     let config = LayerConfig::new(shape.nk, shape.nv, shape.d, shape.d, shape.kk);
-    let options = TapeOptions { family, precision, ..TapeOptions::default() };
+    let options = TapeOptions { family: Some(family), precision, ..TapeOptions::default() };
     let tape = Tape::new(ctx, config, Batch::Fixed { b: shape.b, t: shape.t }, options).map_err(|e| e.to_string())?;
     let reference =
         gdn_ref::LayerConfig::new(shape.nk, shape.nv, shape.d, shape.d, shape.kk).map_err(|e| e.to_string())?;

@@ -1,6 +1,7 @@
 //! The shapes the benches run at: small ones by default, so that a software adapter (lavapipe)
 //! finishes in a couple of minutes, and the standard shapes of `BENCHMARKS.md` on a GPU.
-//! `GDN_BENCH_SHAPES` picks them: `small` (the default), `standard`, or a comma list of names.
+//! `GDN_BENCH_SHAPES` picks them: `small` (the default), `standard`, `crossover`, a comma list of
+//! those sets and of shape names.
 
 /// One batch shape of one layer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,27 +46,40 @@ pub const STANDARD: [Shape; 5] = [
     Shape::new("decode", 64, 1, 16, 32, 128),
 ];
 
+/// Qwen3-Next's heads at 2 048 tokens per step cut into sequences of 16 to 512 tokens: where the
+/// chunked family overtakes the recurrent one (the tape's automatic choice is set from these).
+pub const CROSSOVER: [Shape; 6] = [
+    Shape::new("t16", 128, 16, 16, 32, 128),
+    Shape::new("t32", 64, 32, 16, 32, 128),
+    Shape::new("t64", 32, 64, 16, 32, 128),
+    Shape::new("t128", 16, 128, 16, 32, 128),
+    Shape::new("t256", 8, 256, 16, 32, 128),
+    Shape::new("t512", 4, 512, 16, 32, 128),
+];
+
 /// The shapes `GDN_BENCH_SHAPES` names (unset: [`SMALL`]).
 pub fn from_env() -> Result<Vec<Shape>, String> {
     parse(std::env::var("GDN_BENCH_SHAPES").ok().as_deref().unwrap_or("small"))
 }
 
-/// `small`, `standard`, or a comma list of shape names.
+/// A comma list of sets (`small`, `standard`, `crossover`) and shape names.
 pub fn parse(value: &str) -> Result<Vec<Shape>, String> {
-    match value.trim() {
-        "small" => Ok(SMALL.to_vec()),
-        "standard" => Ok(STANDARD.to_vec()),
-        list => list
-            .split(',')
-            .map(|name| {
-                SMALL.iter().chain(&STANDARD).find(|s| s.name == name.trim()).copied().ok_or_else(|| {
-                    let known: Vec<_> = SMALL.iter().chain(&STANDARD).map(|s| s.name).collect();
-                    format!(
-                        "GDN_BENCH_SHAPES: unknown shape {name:?}; use small, standard or a comma list of {}",
-                        known.join(", ")
-                    )
-                })
-            })
-            .collect(),
+    let sets: [(&str, &[Shape]); 3] = [("small", &SMALL), ("standard", &STANDARD), ("crossover", &CROSSOVER)];
+    let every = || sets.iter().flat_map(|(_, shapes)| shapes.iter());
+    let mut picked = Vec::new();
+    for name in value.split(',').map(str::trim) {
+        if let Some((_, shapes)) = sets.iter().find(|(set, _)| *set == name) {
+            picked.extend_from_slice(shapes);
+        } else if let Some(shape) = every().find(|s| s.name == name) {
+            picked.push(*shape);
+        } else {
+            let known: Vec<_> = every().map(|s| s.name).collect();
+            return Err(format!(
+                "GDN_BENCH_SHAPES: unknown shape {name:?}; use small, standard, crossover or a comma list of those \
+                 and of {}",
+                known.join(", ")
+            ));
+        }
     }
+    Ok(picked)
 }
