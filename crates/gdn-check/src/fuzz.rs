@@ -120,11 +120,12 @@ impl Space {
         ];
         let (max_interval, precision) = (self.max_interval, self.precision);
         let chunks: Vec<usize> = CHUNKS.into_iter().filter(|&c| c >= precision.min_chunk() as usize).collect();
-        let family = (proptest::sample::select(self.families.clone()), 1..=max_interval, proptest::sample::select(chunks))
-            .prop_map(|(kind, checkpoint_interval, chunk)| match kind {
-                FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval },
-                FamilyKind::Chunked => Family::Chunked { chunk },
-            });
+        let family =
+            (proptest::sample::select(self.families.clone()), 1..=max_interval, proptest::sample::select(chunks))
+                .prop_map(|(kind, checkpoint_interval, chunk)| match kind {
+                    FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval },
+                    FamilyKind::Chunked => Family::Chunked { chunk },
+                });
         (
             (dims.clone(), dims, heads, 1..=4usize),
             prop_oneof![fixed, packed],

@@ -114,7 +114,7 @@ fn family(args: &RunArgs, precision: Precision, ctx: &Context) -> Result<Family,
     match FamilyKind::named(&args.family) {
         Some(FamilyKind::Recurrent) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
         Some(FamilyKind::Chunked) => Ok(Family::Chunked { chunk: args.chunk }),
-        None if args.family == "auto" => Ok(Family::picked(ctx).fitted(args.seq, precision)),
+        None if args.family == "auto" => Ok(Family::picked(ctx, true).fitted(args.seq, precision)),
         None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
     }
 }

@@ -6,7 +6,7 @@
 //! `chunk_grad` computes every per-chunk gradient in parallel over chunks.
 
 use crate::family::Geometry;
-use crate::plan::{Named, Plan, folded};
+use crate::plan::{Plan, folded};
 use crate::{Context, Result};
 use gdn_wgsl::{CHUNK_COLUMNS, Kernel};
 
@@ -32,19 +32,19 @@ fn column_jobs(g: &Geometry) -> usize {
 }
 
 /// The forward: prepare every chunk, then the pass over chunks.
-pub(crate) fn forward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
+pub(crate) fn forward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
     for (kernel, count) in [(Kernel::ChunkPrepare, chunk_heads), (Kernel::ChunkState, column_jobs(g))] {
-        plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, buffers, &[])?;
+        plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])?;
     }
     Ok(())
 }
 
 /// The backward: the reverse pass over chunks, then every chunk's gradients.
-pub(crate) fn backward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
+pub(crate) fn backward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
     for (kernel, count) in [(Kernel::ChunkStateBackward, column_jobs(g)), (Kernel::ChunkGrad, chunk_heads)] {
-        plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, buffers, &[])?;
+        plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])?;
     }
     Ok(())
 }

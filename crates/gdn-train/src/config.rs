@@ -121,7 +121,7 @@ pub struct TapeOptions {
     /// Room for a gradient `dhT` arriving at the final state.
     pub final_state_grad: bool,
     /// The kernel family that computes the delta rule, with its knobs; `None` (the default) takes
-    /// the one measured fastest on the adapter ([`Family::picked`]). Either way the tape fits the knob to its
+    /// the one measured fastest on the adapter for the passes the tape records ([`Family::picked`]). Either way the tape fits the knob to its
     /// batch ([`Family::fitted`]); [`crate::Tape::family`] says what runs.
     pub family: Option<Family>,
     /// The arithmetic of the chunked family's matrix products: f32 (the default), or f16 operands
@@ -132,6 +132,9 @@ pub struct TapeOptions {
     /// reaches before a sequence's start; the final window after the call
     /// ([`crate::TapeBuffer::FinalConvState`]); the gradient arriving at it and `dconv_state`.
     pub conv_state: bool,
+    /// Record the backward too (the default). `false` makes a forward-only tape for inference: no
+    /// gradient, no backward scratch, and [`crate::Tape::backward`] refuses.
+    pub backward: bool,
 }
 
 impl Default for TapeOptions {
@@ -142,6 +145,7 @@ impl Default for TapeOptions {
             family: None,
             precision: Precision::F32,
             conv_state: false,
+            backward: true,
         }
     }
 }

@@ -5,7 +5,7 @@
 //! here and a module beside `recurrent` and `chunked`; the device tests run every family.
 
 use crate::pipelines::Variant;
-use crate::plan::{Named, Plan};
+use crate::plan::Plan;
 use crate::{Context, Error, Result, chunked, recurrent};
 use gdn_wgsl::{HeadDims, MAX_CHUNK, Precision};
 
@@ -31,17 +31,18 @@ pub enum Family {
 
 impl Family {
     /// The family a tape on `ctx` takes when its options name none (the tape then fits its knob to
-    /// the batch, [`Family::fitted`]), from the step times (forward + backward) in BENCHMARKS.md:
-    /// - on a GPU, the chunked family: on the H200 it is 4.5× to 7× faster than the recurrent one at
-    ///   every shape where both run, from 128-token sequences and 128 tokens per step up, and the
-    ///   recurrent family cannot hold its backward's scratch for thousands of shorter sequences.
-    ///   Shorter sequences are not measured yet. The recurrent forward alone is 1.1× to 1.3× faster:
-    ///   a caller that never runs the backward gains by naming it.
-    /// - on a software adapter (lavapipe), the recurrent family: 3.7× faster at 2 × 64 tokens and
+    /// the batch, [`Family::fitted`]), from the times in BENCHMARKS.md; `backward`: whether the tape
+    /// records the backward.
+    /// - On a GPU, for training the chunked family: on the H200 its step (forward + backward) is
+    ///   4.5× to 7× faster than the recurrent one at every shape where both run, from 128-token
+    ///   sequences and 128 tokens per step up, and the recurrent family cannot hold its backward's
+    ///   scratch for thousands of shorter sequences (shorter sequences are not measured yet). For a
+    ///   forward-only tape the recurrent family, whose forward is 1.1× to 1.3× faster there.
+    /// - On a software adapter (lavapipe), the recurrent family: 3.7× faster at 2 × 64 tokens and
     ///   28× at a decode step, the chunked family's 256-invocation workgroups and barriers being
     ///   costly on a CPU.
-    pub fn picked(ctx: &Context) -> Self {
-        if ctx.is_software() { Family::recurrent() } else { Family::chunked() }
+    pub fn picked(ctx: &Context, backward: bool) -> Self {
+        if ctx.is_software() || !backward { Family::recurrent() } else { Family::chunked() }
     }
 
     /// The recurrent family with its default checkpoint interval, 32.
@@ -131,19 +132,19 @@ impl Family {
     }
 
     /// Appends the forward of the delta rule: from q̂, k̂, v, the gates (and h0) to o and hT.
-    pub(crate) fn forward(&self, ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
+    pub(crate) fn forward(&self, ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
         match self {
-            Family::Recurrent { .. } => recurrent::forward(ctx, g, buffers, plan),
-            Family::Chunked { .. } => chunked::forward(ctx, g, buffers, plan),
+            Family::Recurrent { .. } => recurrent::forward(ctx, g, plan),
+            Family::Chunked { .. } => chunked::forward(ctx, g, plan),
         }
     }
 
     /// Appends the backward of the delta rule: from d_o (and dhT) to dq̂ and dk̂ per value head
     /// (`dqk_hat_heads`), dv (in `dy`), the `dℓ`/`dβ` partials and dh0.
-    pub(crate) fn backward(&self, ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
+    pub(crate) fn backward(&self, ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
         match self {
-            Family::Recurrent { .. } => recurrent::backward(ctx, g, buffers, plan),
-            Family::Chunked { .. } => chunked::backward(ctx, g, buffers, plan),
+            Family::Recurrent { .. } => recurrent::backward(ctx, g, plan),
+            Family::Chunked { .. } => chunked::backward(ctx, g, plan),
         }
     }
 }

@@ -3,12 +3,15 @@
 //! gradients around the family's and the parameter sums.
 
 use crate::family::Geometry;
-use crate::plan::{Named, Plan, folded};
+use crate::plan::{Plan, folded};
 use crate::{Context, Result};
 use gdn_wgsl::{COLUMNS, ELEMENTS, Kernel, ReduceUniform};
 
 /// The parameter gradients that are plain column sums of a per-element term: (term, total).
 const SUMS: [(&str, &str); 3] = [("dnorm_term", "dnorm"), ("dlog_term", "da_log"), ("da", "ddt_bias")];
+
+/// The tape's uniform buffers holding [`reductions`], in the same order.
+pub(crate) const REDUCE_UNIFORMS: [&str; 4] = ["reduce0", "reduce1", "reduce2", "reduce3"];
 
 /// Shape of each column sum of the backward, in the order [`backward`] runs them: dconv first.
 pub(crate) fn reductions(g: &Geometry) -> [ReduceUniform; 4] {
@@ -35,48 +38,43 @@ fn elements(n: usize) -> usize {
 }
 
 /// Appends `kernel` over `count` workgroups (folded under the grid limit).
-fn push(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan, kernel: Kernel, count: usize) -> Result<()> {
-    plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, buffers, &[])
+fn push(ctx: &Context, g: &Geometry, plan: &mut Plan, kernel: Kernel, count: usize) -> Result<()> {
+    plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])
 }
 
 /// The forward: conv, q/k norms, gates, the family's delta rule, the gated norm.
-pub(crate) fn forward(ctx: &Context, g: &Geometry, buffers: &Named) -> Result<Plan> {
+pub(crate) fn forward(ctx: &Context, g: &Geometry) -> Result<Plan> {
     let (config, tokens) = (g.config, g.tokens());
     let mut plan = Plan::default();
-    push(ctx, g, buffers, &mut plan, Kernel::ConvForward, elements(tokens * config.channels()))?;
-    push(ctx, g, buffers, &mut plan, Kernel::QkNormForward, tokens * config.nk)?;
-    push(ctx, g, buffers, &mut plan, Kernel::GatesForward, elements(tokens * config.nv))?;
-    g.family.forward(ctx, g, buffers, &mut plan)?;
-    push(ctx, g, buffers, &mut plan, Kernel::NormForward, tokens * config.nv)?;
+    push(ctx, g, &mut plan, Kernel::ConvForward, elements(tokens * config.channels()))?;
+    push(ctx, g, &mut plan, Kernel::QkNormForward, tokens * config.nk)?;
+    push(ctx, g, &mut plan, Kernel::GatesForward, elements(tokens * config.nv))?;
+    g.family.forward(ctx, g, &mut plan)?;
+    push(ctx, g, &mut plan, Kernel::NormForward, tokens * config.nv)?;
     Ok(plan)
 }
 
 /// The backward: norm, the family's delta rule, gates, q/k norms, conv, then the parameter sums.
 /// `reduce` holds the uniforms of [`reductions`], in order.
-pub(crate) fn backward(
-    ctx: &Context,
-    g: &Geometry,
-    buffers: &Named,
-    reduce: &[(ReduceUniform, wgpu::Buffer); 4],
-) -> Result<Plan> {
+pub(crate) fn backward(ctx: &Context, g: &Geometry) -> Result<Plan> {
     let (config, tokens) = (g.config, g.tokens());
     let mut plan = Plan::default();
-    push(ctx, g, buffers, &mut plan, Kernel::NormBackward, tokens * config.nv)?;
-    g.family.backward(ctx, g, buffers, &mut plan)?;
-    push(ctx, g, buffers, &mut plan, Kernel::GatesBackward, elements(tokens * config.nv))?;
-    push(ctx, g, buffers, &mut plan, Kernel::QkNormBackward, tokens * config.nk)?;
-    push(ctx, g, buffers, &mut plan, Kernel::ConvBackwardPre, elements(tokens * config.channels()))?;
-    push(ctx, g, buffers, &mut plan, Kernel::ConvBackwardInput, elements(tokens * config.channels()))?;
+    push(ctx, g, &mut plan, Kernel::NormBackward, tokens * config.nv)?;
+    g.family.backward(ctx, g, &mut plan)?;
+    push(ctx, g, &mut plan, Kernel::GatesBackward, elements(tokens * config.nv))?;
+    push(ctx, g, &mut plan, Kernel::QkNormBackward, tokens * config.nk)?;
+    push(ctx, g, &mut plan, Kernel::ConvBackwardPre, elements(tokens * config.channels()))?;
+    push(ctx, g, &mut plan, Kernel::ConvBackwardInput, elements(tokens * config.channels()))?;
     let sums = std::iter::once((Kernel::DconvPartial, None, "dconv"))
         .chain(SUMS.iter().map(|&(src, total)| (Kernel::ColumnSumPartial, Some(src), total)));
-    for ((partial_kernel, src, total), (shape, uniform)) in sums.zip(reduce) {
+    for (((partial_kernel, src, total), shape), uniform) in sums.zip(reductions(g)).zip(REDUCE_UNIFORMS) {
         let column_groups = shape.cols.div_ceil(COLUMNS);
-        let mut overrides = vec![("reduce", uniform), ("total", buffers[total])];
+        let mut overrides = vec![("reduce", uniform), ("total", total)];
         if let Some(src) = src {
-            overrides.push(("src", buffers[src]));
+            overrides.push(("src", src));
         }
-        plan.push(ctx, partial_kernel, g.variant(), (column_groups, shape.blocks), buffers, &overrides)?;
-        plan.push(ctx, Kernel::ColumnSumFinish, g.variant(), (column_groups, 1), buffers, &overrides)?;
+        plan.push(ctx, partial_kernel, g.variant(), (column_groups, shape.blocks), &overrides)?;
+        plan.push(ctx, Kernel::ColumnSumFinish, g.variant(), (column_groups, 1), &overrides)?;
     }
     Ok(plan)
 }

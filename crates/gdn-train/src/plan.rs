@@ -1,6 +1,7 @@
-//! A recorded sequence of dispatches: each a pipeline, a bind group resolved once against the
-//! tape's buffers, and a workgroup grid. Forward and backward are each one such plan, encoded
-//! into one compute pass.
+//! A recorded sequence of dispatches, in two steps: a [`Plan`] lists each kernel, its grid and
+//! which tape buffer fills each of its bindings, before any buffer exists (so that a tape allocates
+//! only what its plans bind); [`Plan::bind`] resolves the bindings once against the tape's buffers.
+//! Forward and backward are each one such plan, encoded into one compute pass.
 
 use crate::pipelines::{KernelPipeline, Variant};
 use crate::timestamps::Timestamps;
@@ -9,59 +10,93 @@ use gdn_wgsl::Kernel;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-/// One dispatch.
-pub(crate) struct Dispatch {
+/// One dispatch, not yet bound: its pipeline, its grid and the tape buffer of each binding.
+struct Step {
+    pipeline: Arc<KernelPipeline>,
+    grid: (u32, u32),
+    buffers: Vec<&'static str>,
+}
+
+/// Dispatches in order, their bindings named.
+#[derive(Default)]
+pub(crate) struct Plan {
+    steps: Vec<Step>,
+}
+
+/// One bound dispatch.
+struct Dispatch {
     pipeline: Arc<KernelPipeline>,
     bind_group: wgpu::BindGroup,
     grid: (u32, u32),
 }
 
-/// Dispatches in order.
-#[derive(Default)]
-pub(crate) struct Plan {
+/// A plan bound to a tape's buffers, ready to encode.
+pub(crate) struct Bound {
     dispatches: Vec<Dispatch>,
 }
 
-/// Buffers by the binding names of the kernels.
+/// Buffers by name: a kernel's binding names, or the names `overrides` give instead.
 pub(crate) type Named<'a> = HashMap<&'static str, &'a wgpu::Buffer>;
 
 impl Plan {
-    /// Appends `kernel` over `grid` workgroups, its bindings resolved in `buffers` after
-    /// `overrides` (which give a role a buffer for this dispatch only).
+    /// Appends `kernel` over `grid` workgroups; each binding takes the tape buffer of its own name,
+    /// or the one `overrides` names for it (`("total", "dconv")` binds buffer dconv to the role
+    /// total, for this dispatch only).
     pub fn push(
         &mut self,
         ctx: &Context,
         kernel: Kernel,
         variant: Variant,
         grid: (u32, u32),
-        buffers: &Named,
-        overrides: &[(&'static str, &wgpu::Buffer)],
+        overrides: &[(&'static str, &'static str)],
     ) -> Result<()> {
         let pipeline = ctx.pipelines().get(ctx, kernel, variant)?;
-        let entries = pipeline
+        let buffers = pipeline
             .source
             .bindings
             .iter()
-            .enumerate()
-            .map(|(slot, binding)| {
-                let buffer = overrides
-                    .iter()
-                    .find(|(name, _)| *name == binding.name)
-                    .map(|(_, b)| *b)
-                    .or_else(|| buffers.get(binding.name).copied())
-                    .unwrap_or_else(|| panic!("tape has no buffer for binding {} of {}", binding.name, kernel.name()));
-                wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() }
-            })
-            .collect::<Vec<_>>();
-        let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(kernel.name()),
-            layout: &pipeline.layout,
-            entries: &entries,
-        });
-        self.dispatches.push(Dispatch { pipeline, bind_group, grid });
+            .map(|binding| overrides.iter().find(|(role, _)| *role == binding.name).map_or(binding.name, |o| o.1))
+            .collect();
+        self.steps.push(Step { pipeline, grid, buffers });
         Ok(())
     }
 
+    /// Every tape buffer the plan binds.
+    pub fn buffer_names(&self) -> impl Iterator<Item = &'static str> + '_ {
+        self.steps.iter().flat_map(|step| step.buffers.iter().copied())
+    }
+
+    /// Resolves every binding in `buffers`, which must hold each of [`Plan::buffer_names`].
+    pub fn bind(self, ctx: &Context, buffers: &Named) -> Bound {
+        let dispatches = self
+            .steps
+            .into_iter()
+            .map(|step| {
+                let kernel = step.pipeline.source.kernel.name();
+                let entries = step
+                    .buffers
+                    .iter()
+                    .enumerate()
+                    .map(|(slot, name)| {
+                        let buffer = buffers.get(name).unwrap_or_else(|| {
+                            panic!("the tape allocates every buffer its plans bind: {name} of {kernel}")
+                        });
+                        wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() }
+                    })
+                    .collect::<Vec<_>>();
+                let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+                    label: Some(kernel),
+                    layout: &step.pipeline.layout,
+                    entries: &entries,
+                });
+                Dispatch { pipeline: step.pipeline, bind_group, grid: step.grid }
+            })
+            .collect();
+        Bound { dispatches }
+    }
+}
+
+impl Bound {
     /// Records every dispatch into one compute pass.
     pub fn encode(
         &self,

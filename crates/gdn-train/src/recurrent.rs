@@ -4,7 +4,7 @@
 //! the kernels themselves are `gdn_wgsl`'s.
 
 use crate::family::Geometry;
-use crate::plan::{Named, Plan, folded};
+use crate::plan::{Plan, folded};
 use crate::{Context, Result};
 use gdn_wgsl::{HeadDims, Kernel, Tiling};
 
@@ -29,16 +29,16 @@ pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
 }
 
 /// The forward recurrence: one workgroup per (sequence, head, column block).
-pub(crate) fn forward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
+pub(crate) fn forward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let column_blocks = g.config.dv.div_ceil(Tiling::forward(g.dims).columns() as usize);
     let kernel = Kernel::RecurrenceForward;
     let grid = folded(ctx, kernel.name(), g.sequences() * g.config.nv * column_blocks)?;
-    plan.push(ctx, kernel, g.variant(), grid, buffers, &[])
+    plan.push(ctx, kernel, g.variant(), grid, &[])
 }
 
 /// The backward recurrence: one workgroup per (sequence, head).
-pub(crate) fn backward(ctx: &Context, g: &Geometry, buffers: &Named, plan: &mut Plan) -> Result<()> {
+pub(crate) fn backward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let kernel = Kernel::RecurrenceBackward;
     let grid = folded(ctx, kernel.name(), g.sequences() * g.config.nv)?;
-    plan.push(ctx, kernel, g.variant(), grid, buffers, &[])
+    plan.push(ctx, kernel, g.variant(), grid, &[])
 }

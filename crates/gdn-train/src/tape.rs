@@ -5,11 +5,11 @@ use crate::buffers::{read_f32, storage, uniform};
 use crate::config::{Batch, LayerConfig, TapeOptions};
 use crate::family::{Family, Geometry};
 use crate::passes;
-use crate::plan::{Named, Plan};
+use crate::plan::{Bound, Named};
 use crate::tape_buffer::TapeBuffer;
 use crate::{Context, Error, Result};
 use gdn_wgsl::{HeadDims, LayerUniform};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 /// Buffers the caller fills; every other buffer is written by the kernels.
 const CALLER_WRITTEN: [&str; 14] = [
@@ -37,19 +37,22 @@ pub struct Tape {
     family: Family,
     offsets: Vec<usize>,
     buffers: HashMap<&'static str, (wgpu::Buffer, usize)>,
-    forward: Plan,
-    backward: Plan,
+    /// Buffers of the backward that a forward-only tape holds as one-word placeholders.
+    backward_only: HashSet<&'static str>,
+    forward: Bound,
+    backward: Option<Bound>,
 }
 
 impl Tape {
-    /// Allocates every buffer for `config` over `batch`, builds (or reuses) the pipelines, and
-    /// records forward and backward. Fails with a typed error for bad sizes, head dims without
+    /// Allocates every buffer for `config` over `batch` that the recorded passes bind, builds (or
+    /// reuses) the pipelines, and records the forward and, unless the options say forward-only, the
+    /// backward. Fails with a typed error for bad sizes, head dims without
     /// kernels, device limits too small, or memory exhausted.
     pub fn new(ctx: &Context, config: LayerConfig, batch: Batch, options: TapeOptions) -> Result<Self> {
         config.validate()?;
         let dims = HeadDims::new(config.dk, config.dv)?;
         let offsets = batch.offsets()?;
-        let family = options.family.unwrap_or_else(|| Family::picked(ctx));
+        let family = options.family.unwrap_or_else(|| Family::picked(ctx, options.backward));
         family.validate(options.precision)?;
         let longest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(1);
         let family = family.fitted(longest, options.precision);
@@ -108,8 +111,17 @@ impl Tape {
         let partial = reductions.iter().map(|r| (r.blocks * r.cols) as usize).max().unwrap_or(0);
         words.push(("partial", partial));
 
+        let forward = passes::forward(ctx, &geometry)?;
+        let backward = if options.backward { Some(passes::backward(ctx, &geometry)?) } else { None };
+        // A forward-only tape gives what its forward does not bind one word (a placeholder).
+        let bound: HashSet<&str> = forward.buffer_names().collect();
+        let backward_only: HashSet<&'static str> = match backward {
+            Some(_) => HashSet::new(),
+            None => words.iter().map(|(name, _)| *name).filter(|name| !bound.contains(name)).collect(),
+        };
         let mut buffers = HashMap::new();
         for (name, len) in words {
+            let len = if backward_only.contains(name) { 0 } else { len };
             buffers.insert(name, (storage(ctx, name, len)?, len));
         }
         let to_u32 = |v: usize| {
@@ -141,20 +153,15 @@ impl Tape {
             pad: [0; 2],
         };
         let layer = uniform(ctx, "layer", bytemuck::bytes_of(&layer))?;
-        let reduce = reductions.map(|r| uniform(ctx, "reduce", bytemuck::bytes_of(&r)).map(|b| (r, b)));
-        let [r0, r1, r2, r3] = reduce;
-        let reduce = [r0?, r1?, r2?, r3?];
-
-        let mut named: Named = buffers.iter().map(|(name, (buffer, _))| (*name, buffer)).collect();
-        named.insert("layer", &layer);
-        let forward = passes::forward(ctx, &geometry, &named)?;
-        let backward = passes::backward(ctx, &geometry, &named, &reduce)?;
-        drop(named);
         buffers.insert("layer", (layer, 0));
-        for (n, (_, buffer)) in reduce.into_iter().enumerate() {
-            buffers.insert(["reduce0", "reduce1", "reduce2", "reduce3"][n], (buffer, 0));
+        for (name, shape) in passes::REDUCE_UNIFORMS.into_iter().zip(reductions) {
+            buffers.insert(name, (uniform(ctx, name, bytemuck::bytes_of(&shape))?, 0));
         }
-        Ok(Self { ctx: ctx.clone(), config, options, family, offsets, buffers, forward, backward })
+        let named: Named = buffers.iter().map(|(name, (buffer, _))| (*name, buffer)).collect();
+        let forward = forward.bind(ctx, &named);
+        let backward = backward.map(|plan| plan.bind(ctx, &named));
+        drop(named);
+        Ok(Self { ctx: ctx.clone(), config, options, family, offsets, buffers, backward_only, forward, backward })
     }
 
     /// The layer.
@@ -193,12 +200,14 @@ impl Tape {
         &self.ctx
     }
 
-    /// A buffer, for chaining with the caller's own device work.
+    /// A buffer, for chaining with the caller's own device work (a one-word placeholder for a
+    /// buffer of the backward on a forward-only tape).
     pub fn buffer(&self, which: TapeBuffer) -> &wgpu::Buffer {
         &self.buffers[which.name()].0
     }
 
-    /// Elements of a buffer (0 for an optional one the tape has no room for).
+    /// Elements of a buffer (0 for an optional one the tape has no room for, and for one of the
+    /// backward on a forward-only tape).
     pub fn len(&self, which: TapeBuffer) -> usize {
         self.buffers[which.name()].1
     }
@@ -216,18 +225,30 @@ impl Tape {
     }
 
     /// Records the backward into `encoder`: reads `dout` (and `dhT`, and the gradient of the final
-    /// conv state) and the forward's tape, writes every gradient. The forward must have run on the same inputs.
-    pub fn encode_backward(&self, encoder: &mut wgpu::CommandEncoder) {
-        self.backward.encode(encoder, "gdn backward", None);
+    /// conv state) and the forward's tape, writes every gradient. The forward must have run on the
+    /// same inputs. A forward-only tape refuses.
+    pub fn encode_backward(&self, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        self.backward_plan()?.encode(encoder, "gdn backward", None);
+        Ok(())
     }
 
-    pub(crate) fn plans(&self) -> (&Plan, &Plan) {
-        (&self.forward, &self.backward)
+    pub(crate) fn forward_plan(&self) -> &Bound {
+        &self.forward
+    }
+
+    pub(crate) fn backward_plan(&self) -> Result<&Bound> {
+        self.backward.as_ref().ok_or_else(|| Error::Unsupported {
+            option: "backward",
+            reason: "this tape records the forward only (TapeOptions::backward is false)".into(),
+        })
     }
 
     /// Submits the forward; returns without waiting.
     pub fn forward(&self) -> Result<()> {
-        self.submit("forward", |e| self.encode_forward(e))
+        self.submit("forward", |e| {
+            self.encode_forward(e);
+            Ok(())
+        })
     }
 
     /// Submits the backward; returns without waiting.
@@ -235,11 +256,11 @@ impl Tape {
         self.submit("backward", |e| self.encode_backward(e))
     }
 
-    fn submit(&self, what: &str, record: impl FnOnce(&mut wgpu::CommandEncoder)) -> Result<()> {
+    fn submit(&self, what: &str, record: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<()> {
         let device = self.ctx.device();
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(what) });
-        record(&mut encoder);
+        record(&mut encoder)?;
         self.ctx.queue().submit([encoder.finish()]);
         match pollster::block_on(scope.pop()) {
             None => Ok(()),
@@ -247,8 +268,20 @@ impl Tape {
         }
     }
 
+    /// Refuses a buffer of the backward on a forward-only tape.
+    fn held(&self, which: TapeBuffer) -> Result<()> {
+        if self.backward_only.contains(which.name()) {
+            return Err(Error::Unsupported {
+                option: "backward",
+                reason: format!("{} belongs to the backward, and this tape records the forward only", which.name()),
+            });
+        }
+        Ok(())
+    }
+
     /// Uploads `data` into `which`, checking its length.
     pub fn write(&self, which: TapeBuffer, data: &[f32]) -> Result<()> {
+        self.held(which)?;
         let expected = self.len(which);
         if expected == 0 {
             return Err(Error::Presence {
@@ -265,6 +298,7 @@ impl Tape {
 
     /// Reads `which` back to the host, waiting for the queue.
     pub fn read(&self, which: TapeBuffer) -> Result<Vec<f32>> {
+        self.held(which)?;
         read_f32(&self.ctx, self.buffer(which), self.len(which))
     }
 

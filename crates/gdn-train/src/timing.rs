@@ -1,7 +1,7 @@
 //! Device time of a forward or backward: GPU timestamps around the compute pass where the device
 //! has them, else the wall time of a submission and a wait.
 
-use crate::plan::Plan;
+use crate::plan::Bound;
 use crate::timestamps::Timestamps;
 use crate::{Result, Tape};
 use std::time::{Duration, Instant};
@@ -30,7 +30,7 @@ impl Tape {
     /// GPU timestamps around each pass, or on a device without them the wall time of each kernel
     /// submitted alone and waited for (which includes a submission's overhead).
     pub fn profile(&self, pass: Pass) -> Result<(Vec<(&'static str, Duration)>, Clock)> {
-        let (ctx, plan) = (self.context(), self.plan(pass));
+        let (ctx, plan) = (self.context(), self.plan(pass)?);
         let Ok(timestamps) = Timestamps::new(ctx, plan.len()) else {
             ctx.wait()?;
             let kernels = (0..plan.len())
@@ -57,7 +57,7 @@ impl Tape {
     /// Runs `pass` once on the tape's current contents and returns its device time: GPU timestamps
     /// around its compute pass, or wall time around submit and wait on a device without them.
     pub fn time(&self, pass: Pass) -> Result<(Duration, Clock)> {
-        let (ctx, plan) = (self.context(), self.plan(pass));
+        let (ctx, plan) = (self.context(), self.plan(pass)?);
         let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("timed") });
         let Ok(timestamps) = Timestamps::new(ctx, 1) else {
             ctx.wait()?;
@@ -73,8 +73,10 @@ impl Tape {
         Ok((timestamps.read(ctx)?[0], Clock::GpuTimestamps))
     }
 
-    fn plan(&self, pass: Pass) -> &Plan {
-        let (forward, backward) = self.plans();
-        if pass == Pass::Forward { forward } else { backward }
+    fn plan(&self, pass: Pass) -> Result<&Bound> {
+        match pass {
+            Pass::Forward => Ok(self.forward_plan()),
+            Pass::Backward => self.backward_plan(),
+        }
     }
 }

@@ -137,7 +137,8 @@ fn buffers_beyond_the_device_limits_are_refused_before_allocation() {
 fn tensor_cores_are_refused_by_name_where_missing_and_for_the_recurrent_family() {
     let ctx = context();
     let fixed = Batch::Fixed { b: 1, t: 4 };
-    let options = |family| TapeOptions { family: Some(family), precision: Precision::TensorCore, ..TapeOptions::default() };
+    let options =
+        |family| TapeOptions { family: Some(family), precision: Precision::TensorCore, ..TapeOptions::default() };
     let recurrent = Tape::new(ctx, small(), fixed.clone(), options(Family::recurrent()));
     assert!(matches!(recurrent, Err(Error::Unsupported { option: "precision", .. })));
     let chunked = Tape::new(ctx, small(), fixed, options(Family::chunked()));
@@ -163,7 +164,7 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
         let options = TapeOptions { family, ..TapeOptions::default() };
         Tape::new(ctx, small(), batch, options).expect("valid").family()
     };
-    let picked = Family::picked(ctx);
+    let picked = Family::picked(ctx, true);
     assert_eq!(runs(None, Batch::Fixed { b: 1, t: 200 }), picked);
     assert_eq!(runs(None, Batch::Fixed { b: 4, t: 1 }), picked.fitted(1, Precision::F32));
     let chunked = Some(Family::chunked());

@@ -1,7 +1,7 @@
 //! `Tape::device_bytes`: what a tape holds on the device, at least every tensor a caller sees,
-//! growing with the tokens of the batch.
+//! growing with the tokens of the batch; a forward-only tape holds less and computes the same forward.
 
-use gdn_train::{Batch, Context, LayerConfig, Tape, TapeBuffer, TapeOptions};
+use gdn_train::{Batch, Context, Error, Family, Inputs, LayerConfig, Params, Tape, TapeBuffer, TapeOptions};
 
 const EVERY_BUFFER: [TapeBuffer; 22] = [
     TapeBuffer::Qkv,
@@ -48,4 +48,53 @@ fn device_bytes_cover_the_tensors_and_grow_with_tokens() {
     let (step, next) = (long.device_bytes() - short.device_bytes(), longer.device_bytes() - long.device_bytes());
     assert!(step >= 4 * 32 * 264, "32 more tokens hold at least their visible tensors: {step} bytes");
     assert!(next.abs_diff(step) * 50 < step, "32 tokens more: {step} bytes, then {next}");
+}
+
+/// Deterministic, non-zero values of realistic size.
+fn values(n: usize, scale: f32, offset: f32) -> Vec<f32> {
+    (0..n).map(|i| offset + scale * ((i as f32) * 0.7311).sin()).collect()
+}
+
+#[test]
+fn a_forward_only_tape_holds_less_computes_the_same_forward_and_refuses_the_backward() {
+    let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
+    let config = LayerConfig::new(1, 2, 16, 16, 4);
+    let batch = Batch::Packed { cu_seqlens: vec![0, 5, 40] };
+    for family in [Family::recurrent(), Family::chunked()] {
+        let tape = |backward: bool| {
+            let options = TapeOptions { family: Some(family), backward, ..TapeOptions::default() };
+            Tape::new(&ctx, config, batch.clone(), options).unwrap()
+        };
+        let (full, forward_only) = (tape(true), tape(false));
+        let tokens = full.tokens();
+        let (c, v) = (config.channels(), config.value_width());
+        let (a_log, dt_bias, norm, conv) =
+            (values(2, 0.5, 0.3), values(2, 0.4, 0.0), values(16, 0.2, 1.0), values(c * 4, 0.3, 0.0));
+        let (qkv, z, a, b) = (
+            values(tokens * c, 1.0, 0.1),
+            values(tokens * v, 1.0, 0.0),
+            values(tokens * 2, 1.0, 0.0),
+            values(tokens * 2, 2.0, 0.0),
+        );
+        let params = Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv };
+        let inputs = Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: None, conv_state: None };
+        let mut outputs = Vec::new();
+        for t in [&full, &forward_only] {
+            t.write_params(&params).unwrap();
+            t.fill_outputs_with_nan();
+            outputs.push(t.run_forward(&inputs).unwrap());
+        }
+        assert!(outputs[0].out.iter().all(|x| x.is_finite()), "{family:?}: the full tape's output is finite");
+        assert_eq!(outputs[0].out, outputs[1].out, "{family:?}: the same kernels give the same output");
+        assert_eq!(outputs[0].ht, outputs[1].ht, "{family:?}: the same final states");
+
+        let (held, full_bytes) = (forward_only.device_bytes(), full.device_bytes());
+        println!("{family:?}: forward-only {held} bytes, with the backward {full_bytes}");
+        assert!(held * 2 < full_bytes, "{family:?}: a forward-only tape holds {held} bytes of {full_bytes}");
+        assert_eq!(forward_only.len(TapeBuffer::Dqkv), 0);
+        let refused = |r: Result<(), Error>| matches!(r, Err(Error::Unsupported { option: "backward", .. }));
+        assert!(refused(forward_only.backward()), "{family:?}: backward refused");
+        assert!(refused(forward_only.write_output_grads(&values(tokens * v, 1.0, 0.0), None)));
+        assert!(refused(forward_only.read(TapeBuffer::Dqkv).map(|_| ())));
+    }
 }
