@@ -1,4 +1,4 @@
-//! `cargo xtask bench`: runs the layer's criterion benches (`crates/gdn-train/benches/layer`),
+//! `cargo xtask bench`: runs the layer's criterion benches (`gdn-train/benches/layer`),
 //! saves or compares named baselines and prints each bench's ratio to the baseline, or bundles
 //! the release bench binary into `.dev/bin` for a GPU machine without a toolchain.
 

@@ -1,5 +1,5 @@
 //! `cargo xtask bench-report SUMMARY`: renders a bench summary (JSON lines: see
-//! `crates/gdn-train/benches/layer/summary.rs` and `bench/h200.sh`) as a markdown report, ours
+//! `gdn-train/benches/layer/summary.rs` and `bench/h200.sh`) as a markdown report, ours
 //! against fla with ratios, and a chart of time against tokens per step, into `bench.md` and
 //! `bench.png`.
 
