@@ -79,15 +79,16 @@ case "$part" in
     fi
     if [ "$part" != bench-ours ]; then
       # fla's chunked kernel (GPU time: graph) at S1-S4: bf16 forward and forward + backward, f32
-      # forward + backward. Triton compiles for minutes per dtype: one process per dtype compiles
-      # first (its figures dropped), then each shape is timed alone from the warm cache.
+      # forward + backward. Triton compiles and autotunes for a minute or more per shape and dtype
+      # (a warm-up at one shape does not cover the others: seen 2026-12-02): every shape compiles at
+      # once first (those figures dropped), then each is timed alone from the warm cache.
       shapes=("fwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 float32"
               "fwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 float32"
               "fwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 float32"
               "fwd 1 128 2 4 bfloat16" "bwd 1 128 2 4 bfloat16")
-      echo "===== compiling fla's kernels, bf16 and f32 at once" | tee -a "$log"
+      echo "===== compiling fla's kernels for ${#shapes[@]} shapes at once" | tee -a "$log"
       start=$SECONDS
-      for dtype in bfloat16 float32; do timeout 300 python3 .dev/fla_bench.py bwd 1 128 2 4 $dtype > /dev/null 2>&1 & done
+      for s in "${shapes[@]}"; do timeout 300 python3 .dev/fla_bench.py $s > /dev/null 2>&1 & done
       wait
       echo "===== compiled after $((SECONDS - start)) s" | tee -a "$log"
       for s in "${shapes[@]}"; do step timeout 120 python3 .dev/fla_bench.py $s; collect; done
