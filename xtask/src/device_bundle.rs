@@ -1,6 +1,7 @@
-//! Builds what a GPU machine with no Rust toolchain runs: the `gdn-check` binary and the test
-//! binaries of the crates that touch the device, in release mode, copied to `.dev/bin` under
-//! stable names (`test-<crate>-<target>`).
+//! Builds what a GPU machine with no Rust toolchain runs: the `gdn-check` binary and the
+//! integration-test binaries of the crates that touch the device (their unit tests need none), in
+//! release mode, copied to `.dev/bin` under stable names (`test-<crate>-<target>`). The device tool
+//! carries at most 64 MiB, so these binaries are linked without symbols (`[profile.release]`).
 
 use crate::verify::workspace_root;
 use std::process::{Command, Stdio};
@@ -39,6 +40,9 @@ pub fn run() -> Result<(), String> {
         else {
             continue;
         };
+        if !message["target"]["kind"].as_array().is_some_and(|kinds| kinds.iter().any(|k| k == "test")) {
+            continue;
+        }
         let name = format!("test-{crate_name}-{target}");
         std::fs::copy(exe, bin.join(&name)).map_err(|e| format!("copying {exe}: {e}"))?;
         copied.push(name);
