@@ -109,12 +109,13 @@ fn precision(name: &str) -> Result<Precision, String> {
     Precision::named(name).ok_or_else(|| format!("unknown precision {name:?}; precisions: f32, tensor-core"))
 }
 
-/// The family a `run` asks for, with its knob, or the one a tape picks for the batch (`auto`).
-fn family(args: &RunArgs, precision: Precision, ctx: &Context) -> Result<Family, String> {
+/// The family a `run` asks for, with its knob, or the one a tape picks (`auto`); the tape checks
+/// the knob, then fits it to the sequences.
+fn family(args: &RunArgs, ctx: &Context) -> Result<Family, String> {
     match FamilyKind::named(&args.family) {
         Some(FamilyKind::Recurrent) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
         Some(FamilyKind::Chunked) => Ok(Family::Chunked { chunk: args.chunk }),
-        None if args.family == "auto" => Ok(Family::picked(ctx, true).fitted(args.seq, precision)),
+        None if args.family == "auto" => Ok(Family::picked(ctx, true)),
         None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
     }
 }
@@ -159,7 +160,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
     .map_err(|e| e.to_string())?;
     let precision = precision(&args.precision)?;
     let ctx = context()?;
-    let family = family(args, precision, &ctx)?;
+    let family = family(args, &ctx)?;
     println!(
         "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; batch {} × {} tokens; family {:?} ({}), precision {}",
         preset.name,
@@ -171,8 +172,8 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         config.kk,
         args.batch,
         args.seq,
-        family,
-        if args.family == "auto" { "picked for the batch" } else { "asked for" },
+        family.fitted(args.seq, precision),
+        if args.family == "auto" { "picked by the tape, fitted to the batch" } else { "fitted to the batch" },
         precision.name()
     );
 
