@@ -18,7 +18,7 @@ pub(crate) struct KernelPipeline {
 }
 
 /// A kernel variant: head dims are `None` for kernels that do not depend on them, and the
-/// precision is f32 for kernels without matrix products.
+/// precision the one the kernel computes in (`Kernel::precision`).
 type VariantKey = (Kernel, Option<HeadDims>, Precision);
 
 /// Pipelines by variant.
@@ -30,7 +30,7 @@ pub(crate) struct PipelineCache {
 impl PipelineCache {
     /// The pipeline of `kernel` for `dims` in `precision`, built on first use.
     pub fn get(&self, ctx: &Context, kernel: Kernel, (dims, precision): Variant) -> Result<Arc<KernelPipeline>> {
-        let precision = if kernel.uses_matmul() { precision } else { Precision::F32 };
+        let precision = kernel.precision(dims, precision);
         let key = (kernel, kernel.depends_on_dims().then_some(dims), precision);
         let mut built = self.built.lock().expect("pipeline cache lock");
         if let Some(p) = built.get(&key) {

@@ -146,6 +146,12 @@ impl Kernel {
         matches!(self, Kernel::ChunkPrepare | Kernel::ChunkState | Kernel::ChunkStateBackward | Kernel::ChunkGrad)
     }
 
+    /// The precision the kernel computes in for heads of `dims` when `asked` is: `asked` where the
+    /// kernel has matrix products and the heads suit it ([`Precision::suits`]), f32 otherwise.
+    pub fn precision(self, dims: HeadDims, asked: Precision) -> Precision {
+        if self.uses_matmul() && asked.suits(dims) { asked } else { Precision::F32 }
+    }
+
     /// The precisions the kernel is generated in.
     pub fn precisions(self) -> &'static [Precision] {
         if self.uses_matmul() { &Precision::ALL } else { &[Precision::F32] }

@@ -57,10 +57,10 @@ pub struct KernelSource {
 /// The entry point of every generated module.
 pub const ENTRY_POINT: &str = "main";
 
-/// Generates `kernel` for `dims` in `precision` (kernels without matrix products ignore it and
-/// are f32, and so are the products of heads too narrow for it, [`Precision::suits`]).
+/// Generates `kernel` for `dims` in `precision`, or in f32 where the kernel does not take it
+/// ([`Kernel::precision`]).
 pub fn kernel_source(kernel: Kernel, dims: HeadDims, precision: Precision) -> KernelSource {
-    let precision = if kernel.uses_matmul() && precision.suits(dims) { precision } else { Precision::F32 };
+    let precision = kernel.precision(dims, precision);
     KernelSource {
         kernel,
         dims,
