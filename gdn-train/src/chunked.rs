@@ -2,7 +2,8 @@
 //! (the templates `chunk_*.wgsl` state each step). Forward: `chunk_prepare` computes everything of a chunk that does
 //! not depend on the state, in parallel over chunks; `chunk_state` carries the state across chunks,
 //! in parallel over (sequence, head, block of state columns), storing it at every chunk start and
-//! writing o and hT. Backward: `chunk_state_backward` carries the state gradient back across chunks;
+//! writing hT; `chunk_output` computes every chunk's outputs from the state entering it, in parallel
+//! over chunks again. Backward: `chunk_state_backward` carries the state gradient back across chunks;
 //! `chunk_grad` computes every per-chunk gradient in parallel over chunks.
 
 use crate::family::Geometry;
@@ -31,10 +32,14 @@ fn column_jobs(g: &Geometry) -> usize {
     g.sequences() * g.config.nv * g.config.dv.div_ceil(CHUNK_COLUMNS as usize)
 }
 
-/// The forward: prepare every chunk, then the pass over chunks.
+/// The forward: prepare every chunk, the pass over chunks, then every chunk's outputs.
 pub(crate) fn forward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
-    for (kernel, count) in [(Kernel::ChunkPrepare, chunk_heads), (Kernel::ChunkState, column_jobs(g))] {
+    for (kernel, count) in [
+        (Kernel::ChunkPrepare, chunk_heads),
+        (Kernel::ChunkState, column_jobs(g)),
+        (Kernel::ChunkOutput, chunk_heads),
+    ] {
         plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])?;
     }
     Ok(())

@@ -37,10 +37,34 @@ impl PipelineCache {
             return Ok(p.clone());
         }
         ctx.supports(precision)?;
-        let pipeline = Arc::new(build(ctx, gdn_wgsl::kernel_source(kernel, dims, precision))?);
+        let pipeline = Arc::new(build(ctx, overridden(gdn_wgsl::kernel_source(kernel, dims, precision))?)?);
         built.insert(key, pipeline.clone());
         Ok(pipeline)
     }
+}
+
+/// The directory named by `GDN_KERNEL_DIR`, if any, may hold a kernel's WGSL in place of the
+/// generated one, as `{kernel}-{dk}x{dv}-{precision}.wgsl` (e.g. `chunk_grad-128x128-f32.wgsl`):
+/// a tool for trying a kernel edit on a device without rebuilding the binaries. Its interface
+/// (bindings, workgroup size) must stay that of the generated kernel.
+fn overridden(mut source: KernelSource) -> Result<KernelSource> {
+    let Some(dir) = std::env::var_os("GDN_KERNEL_DIR") else {
+        return Ok(source);
+    };
+    let name = format!(
+        "{}-{}x{}-{}.wgsl",
+        source.kernel.name(),
+        source.dims.dk,
+        source.dims.dv,
+        source.precision.name()
+    );
+    let path = std::path::Path::new(&dir).join(name);
+    if path.exists() {
+        source.wgsl = std::fs::read_to_string(&path)
+            .map_err(|e| Error::Device { during: format!("reading {}", path.display()), message: e.to_string() })?;
+        eprintln!("GDN_KERNEL_DIR: {} from {}", source.kernel.name(), path.display());
+    }
+    Ok(source)
 }
 
 /// Checks the kernel's needs against the device's limits.

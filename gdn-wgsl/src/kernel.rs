@@ -84,8 +84,10 @@ pub enum Kernel {
     ColumnSumFinish,
     /// Chunked family: the state-independent part of every chunk (decays, Q Kᵀ, K Kᵀ, T, W¹, Ũ).
     ChunkPrepare,
-    /// Chunked family: the pass over chunks (chunk-start states, U, o, hT).
+    /// Chunked family: the pass over chunks (chunk-start states, U, hT).
     ChunkState,
+    /// Chunked family: every chunk's outputs from the state entering it.
+    ChunkOutput,
     /// Chunked family: the reverse pass over chunks (state gradients, dU, dh0).
     ChunkStateBackward,
     /// Chunked family: every per-chunk gradient (dq̂, dk̂, dv, dℓ, dβ).
@@ -94,7 +96,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 18] = [
+    pub const ALL: [Kernel; 19] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -111,6 +113,7 @@ impl Kernel {
         Kernel::ColumnSumFinish,
         Kernel::ChunkPrepare,
         Kernel::ChunkState,
+        Kernel::ChunkOutput,
         Kernel::ChunkStateBackward,
         Kernel::ChunkGrad,
     ];
@@ -143,7 +146,11 @@ impl Kernel {
     /// Whether the kernel's products are built on `templates/matmul.wgsl`, and so come in every
     /// [`Precision`]; the others are f32 only.
     pub fn uses_matmul(self) -> bool {
-        matches!(self, Kernel::ChunkPrepare | Kernel::ChunkState | Kernel::ChunkStateBackward | Kernel::ChunkGrad)
+        matches!(self, Kernel::ChunkPrepare
+                | Kernel::ChunkState
+                | Kernel::ChunkOutput
+                | Kernel::ChunkStateBackward
+                | Kernel::ChunkGrad)
     }
 
     /// The precision the kernel computes in for heads of `dims` when `asked` is: `asked` where the
@@ -169,7 +176,11 @@ impl Kernel {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
-            Kernel::ChunkPrepare | Kernel::ChunkState | Kernel::ChunkStateBackward | Kernel::ChunkGrad => {
+            Kernel::ChunkPrepare
+                | Kernel::ChunkState
+                | Kernel::ChunkOutput
+                | Kernel::ChunkStateBackward
+                | Kernel::ChunkGrad => {
                 MATMUL_THREADS
             }
         }
@@ -194,6 +205,8 @@ impl Kernel {
             Kernel::ChunkPrepare => CHUNK_DECAYS + MAX_CHUNK * MAX_CHUNK,
             // chunk_state: and the four block maxima of the state and of U.
             Kernel::ChunkState => CHUNK_DECAYS + 4,
+            // chunk_output: and the bound of its second operand, in four words.
+            Kernel::ChunkOutput => CHUNK_DECAYS + 4,
             Kernel::ChunkStateBackward => CHUNK_DECAYS,
             Kernel::ChunkGrad => CHUNK_DECAYS + 4 * MAX_CHUNK + MATMUL_THREADS,
             _ => 0,
@@ -225,7 +238,7 @@ impl Kernel {
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceForward => tiled(Tiling::forward(dims)),
             Kernel::RecurrenceBackward => tiled(Tiling::backward(dims)),
-            Kernel::ChunkPrepare | Kernel::ChunkGrad => vec![("DK", dims.dk), ("DV", dims.dv)],
+            Kernel::ChunkPrepare | Kernel::ChunkOutput | Kernel::ChunkGrad => vec![("DK", dims.dk), ("DV", dims.dv)],
             Kernel::ChunkState | Kernel::ChunkStateBackward => {
                 vec![("DK", dims.dk), ("DV", dims.dv), ("CB", CHUNK_COLUMNS)]
             }
@@ -261,6 +274,7 @@ impl Kernel {
             Kernel::ColumnSumFinish => &COLUMN_SUM_FINISH,
             Kernel::ChunkPrepare => &CHUNK_PREPARE,
             Kernel::ChunkState => &CHUNK_STATE,
+            Kernel::ChunkOutput => &CHUNK_OUTPUT,
             Kernel::ChunkStateBackward => &CHUNK_STATE_BACKWARD,
             Kernel::ChunkGrad => &CHUNK_GRAD,
         }
@@ -520,8 +534,23 @@ const CHUNK_STATE: Spec = Spec {
         bind("h0", ReadF32),
         bind("chunk_fwd", WriteF32),
         bind("ckpt", WriteF32),
-        bind("o", WriteF32),
         bind("ht", WriteF32),
+    ],
+};
+
+const CHUNK_OUTPUT: Spec = Spec {
+    name: "chunk_output",
+    template: include_str!("../templates/chunk_output.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL_STAGING, MATMUL],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("chunk_fwd", ReadF32),
+        bind("ckpt", ReadF32),
+        bind("o", WriteF32),
     ],
 };
 

@@ -230,6 +230,23 @@ fn workgroup_sum(value: f32, tid: u32) -> f32 {
     return total;
 }
 
+// The per-token sums below run over TOKEN_LANES invocations per token: token tid / TOKEN_LANES
+// takes the elements ≡ tid (mod TOKEN_LANES), so that every invocation works and neighbouring
+// invocations read neighbouring elements; token_sum adds up a token's lanes.
+const TOKEN_LANES: u32 = MM_THREADS / CMAX;
+
+fn token_sum(value: f32, tid: u32) -> f32 {
+    partial[tid] = value;
+    workgroupBarrier();
+    let first = tid - tid % TOKEN_LANES;
+    var total = 0.0;
+    for (var lane = 0u; lane < TOKEN_LANES; lane = lane + 1u) {
+        total = total + partial[first + lane];
+    }
+    workgroupBarrier();
+    return total;
+}
+
 @compute @workgroup_size(MM_THREADS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -245,32 +262,44 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     mm(OP_DQK, c, c, DV, tid);
     mm(OP_DKS, c, DK, DV, tid);
     storageBarrier();
-    if (tid < len) {
-        var qd = 0.0;
-        var kd = 0.0;
-        for (var i = 0u; i < DK; i = i + 1u) {
-            qd = qd + chunk_q(tid, i) * dqk_hat_heads[dq_at(tid, i)];
-            kd = kd + chunk_k(tid, i) * chunk_bwd[bwd_dks(tid, i)];
+    let token = tid / TOKEN_LANES;
+    let lane = tid % TOKEN_LANES;
+    let mine = token < len && lane == 0u;
+    var qd = 0.0;
+    var kd = 0.0;
+    if (token < len) {
+        for (var i = lane; i < DK; i = i + TOKEN_LANES) {
+            qd = qd + chunk_q(token, i) * dqk_hat_heads[dq_at(token, i)];
+            kd = kd + chunk_k(token, i) * chunk_bwd[bwd_dks(token, i)];
         }
-        q_dq[tid] = qd;
-        k_dks[tid] = kd;
+    }
+    qd = token_sum(qd, tid);
+    kd = token_sum(kd, tid);
+    if (mine) {
+        q_dq[token] = qd;
+        k_dks[token] = kd;
     }
     mm(OP_DT, c, c, DK + DV, tid);
     mm(OP_DX_DY, c, DK + DV, c, tid);
     storageBarrier();
+    var kx = 0.0;
     var dbeta_uv = 0.0;
     var dbeta_v = 0.0;
-    if (tid < len) {
-        var kx = 0.0;
-        for (var i = 0u; i < DK; i = i + 1u) {
-            kx = kx + chunk_k(tid, i) * chunk_bwd[bwd_dx1(tid, i)];
+    if (token < len) {
+        for (var i = lane; i < DK; i = i + TOKEN_LANES) {
+            kx = kx + chunk_k(token, i) * chunk_bwd[bwd_dx1(token, i)];
         }
-        k_dx1[tid] = kx;
-        for (var j = 0u; j < DV; j = j + 1u) {
-            let dyj = chunk_bwd[bwd_dy(tid, j)];
-            dbeta_uv = dbeta_uv + dyj * chunk_fwd[fwd_u(tid, j)];
-            dbeta_v = dbeta_v + dyj * chunk_v(tid, j);
+        for (var j = lane; j < DV; j = j + TOKEN_LANES) {
+            let dyj = chunk_bwd[bwd_dy(token, j)];
+            dbeta_uv = dbeta_uv + dyj * chunk_fwd[fwd_u(token, j)];
+            dbeta_v = dbeta_v + dyj * chunk_v(token, j);
         }
+    }
+    kx = token_sum(kx, tid);
+    dbeta_uv = token_sum(dbeta_uv, tid);
+    dbeta_v = token_sum(dbeta_v, tid);
+    if (mine) {
+        k_dx1[token] = kx;
     }
     mm(OP_Z, c, c, c, tid);
     storageBarrier();
@@ -287,21 +316,27 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let state_term = chunk_decay() * workgroup_sum(fs, tid);
 
-    if (tid < len) {
-        let t = tid;
-        var below = 0.0;
-        var dam_kk = 0.0;
-        for (var s = 0u; s < t; s = s + 1u) {
+    // The pair terms of token t: (R + E) over the row below the diagonal and the column above it.
+    let t = token;
+    var below = 0.0;
+    var dam_kk = 0.0;
+    var above = 0.0;
+    if (t < len) {
+        for (var s = lane; s < t; s = s + TOKEN_LANES) {
             let dam = chunk_bwd[bwd_dam(t, s)];
             let kk = chunk_fwd[fwd_kk(t, s)];
             below = below + chunk_bwd[bwd_dqk(t, s)] * chunk_fwd[fwd_qk(t, s)] + ck_beta[t] * dam * kk;
             dam_kk = dam_kk + dam * kk;
         }
-        var above = 0.0;
-        for (var u = t + 1u; u < len; u = u + 1u) {
+        for (var u = t + 1u + lane; u < len; u = u + TOKEN_LANES) {
             above = above + chunk_bwd[bwd_dqk(u, t)] * chunk_fwd[fwd_qk(u, t)]
                 + ck_beta[u] * chunk_bwd[bwd_dam(u, t)] * chunk_fwd[fwd_kk(u, t)];
         }
+    }
+    below = token_sum(below, tid);
+    dam_kk = token_sum(dam_kk, tid);
+    above = token_sum(above, tid);
+    if (mine) {
         var dg = q_dq[t] + ck_beta[t] * ck_d1[t] * k_dx1[t] + below - above;
         if (t + 1u < len) {
             dg = dg - k_dks[t];

@@ -1,17 +1,16 @@
 // The chunked family, step 2: the pass over chunks, serial in time and parallel over (sequence,
 // value head, block of CB state columns). With S the state entering a chunk (h0 or 0 for the first),
 // e₁ = e^{γ_0} and G = e^{γ_{C−1}}:
-//   U = Ũ − e₁ W¹ S;   O = [diag(d) Q | P] [S; U] with P = QK ⊙ M;   S ← G S + Kᵀ diag(λ) U.
-// Writes the state at every chunk start into ckpt (the backward's only record of the forward), U into
-// chunk_fwd, o (before the norm) and hT. Columns of the state are independent, so each workgroup keeps
+//   U = Ũ − e₁ W¹ S;   S ← G S + Kᵀ diag(λ) U.
+// Writes the state at every chunk start into ckpt (the backward's only record of the forward and what
+// chunk_output computes the outputs from), U into chunk_fwd, and hT. Columns of the state are independent, so each workgroup keeps
 // its CB columns; the state lives in ckpt itself, each phase separated by a storage barrier.
 // The largest magnitudes of the block's state and of U are tracked as they are written (bounds for
 // mm_operand_scales: with β → 0 and no h0, both are of the order of β).
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
 const OP_U: u32 = 0u;
-const OP_O: u32 = 1u;
-const OP_S: u32 = 2u;
+const OP_S: u32 = 1u;
 
 var<private> last_chunk: bool;
 
@@ -48,16 +47,6 @@ fn load_a(op: u32, r: u32, k: u32) -> f32 {
         case OP_U: {
             return chunk_fwd[fwd_w1(r, k)];
         }
-        case OP_O: {
-            if (k < DK) {
-                return ck_d[r] * chunk_q(r, k);
-            }
-            let s = k - DK;
-            if (s > r) {
-                return 0.0;
-            }
-            return chunk_fwd[fwd_m(r, s)] * chunk_fwd[fwd_qk(r, s)];
-        }
         default: {
             return chunk_k(k, r);
         }
@@ -68,12 +57,6 @@ fn load_b(op: u32, k: u32, c: u32) -> f32 {
     switch op {
         case OP_U: {
             return ckpt[chunk_state_at(ck_slot) + k * DV + col0 + c];
-        }
-        case OP_O: {
-            if (k < DK) {
-                return ckpt[chunk_state_at(ck_slot) + k * DV + col0 + c];
-            }
-            return chunk_fwd[fwd_u(k - DK, col0 + c)];
         }
         default: {
             return ck_lam[k] * chunk_fwd[fwd_u(k, col0 + c)];
@@ -88,11 +71,6 @@ fn store_c(op: u32, r: u32, c: u32, value: f32) {
             let u = chunk_fwd[fwd_ut(r, col)] - chunk_first_decay() * value;
             chunk_fwd[fwd_u(r, col)] = u;
             see(u);
-        }
-        case OP_O: {
-            if (r < ck_len) {
-                o[chunk_o_at(r, col)] = value;
-            }
         }
         default: {
             let at = chunk_state_at(ck_slot) + r * DV + col;
@@ -149,10 +127,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         publish(2u + p);
         storageBarrier();
         workgroupBarrier();
-        let u_bound = published(2u + p);
-        mm_operand_scales(chunk_q_bound(), max(state_bound, u_bound));
-        mm(OP_O, c, width, DK + c, tid);
-        mm_operand_scales(1.0, u_bound);
+        mm_operand_scales(1.0, published(2u + p));
         mm(OP_S, DK, width, c, tid);
         publish(1u - p);
         storageBarrier();

@@ -64,6 +64,23 @@ fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
     }
 }
 
+/// Cooperative loads and stores need 16-byte aligned workgroup addresses; a driver may lay the
+/// workgroup variables out in any order, so in the tensor-core variants every one of them is a
+/// multiple of 16 bytes (a lone 4-byte atomic once shifted the staging and every output was wrong).
+#[test]
+fn tensor_core_workgroup_variables_keep_16_byte_alignment() {
+    for (kernel, dims, precision) in variants().filter(|v| v.2 == Precision::TensorCore) {
+        let source = kernel_source(kernel, dims, precision);
+        let module = module(&source.wgsl);
+        let mut layouter = naga::proc::Layouter::default();
+        layouter.update(module.to_ctx()).expect("layout");
+        for (_, var) in module.global_variables.iter().filter(|(_, var)| var.space == AddressSpace::WorkGroup) {
+            let size = layouter[var.ty].size;
+            assert_eq!(size % 16, 0, "{kernel:?} {dims}: {:?} has {size} bytes", var.name);
+        }
+    }
+}
+
 /// Member names and byte offsets of the WGSL struct `name` in the module of `kernel`.
 fn wgsl_struct(kernel: Kernel, name: &str) -> (Vec<(String, u32)>, u32) {
     let source = kernel_source(kernel, HeadDims::new(16, 16).unwrap(), Precision::F32);
