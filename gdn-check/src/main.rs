@@ -147,6 +147,11 @@ fn context() -> Result<Context, String> {
 }
 
 fn run(args: &RunArgs) -> Result<bool, String> {
+    for (name, value) in [("--batch", args.batch), ("--seq", args.seq)] {
+        if value == 0 {
+            return Err(format!("{name} must be at least 1, got 0"));
+        }
+    }
     let preset = Preset::named(&args.preset)
         .ok_or_else(|| format!("unknown preset {:?}; presets: {}", args.preset, PRESETS.map(|p| p.name).join(", ")))?;
     let base = preset.config();
