@@ -27,3 +27,9 @@ fn an_empty_batch_is_refused_by_name() {
     refused(&gdn_check(&["run", "--batch", "0"], &[]), &["--batch", "at least 1"]);
     refused(&gdn_check(&["run", "--seq", "0"], &[]), &["--seq", "at least 1"]);
 }
+
+#[test]
+fn a_backend_variable_naming_no_backend_says_so() {
+    let output = gdn_check(&["run", "--batch", "1", "--seq", "1"], &[("WGPU_BACKEND", "bogus")]);
+    refused(&output, &["WGPU_BACKEND=\"bogus\"", "\"bogus\" is not a backend"]);
+}

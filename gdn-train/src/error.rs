@@ -14,6 +14,16 @@ pub enum Error {
         /// The filters in force, as text (empty when none).
         filter: String,
     },
+    /// An environment variable whose value the crate cannot use.
+    #[error("{variable}={value:?}: {reason}")]
+    Environment {
+        /// The variable (`WGPU_BACKEND`, …).
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong, and what would do.
+        reason: String,
+    },
     /// The adapter refused the device.
     #[error("the adapter {adapter} refused to create a device: {reason}")]
     RequestDevice {
