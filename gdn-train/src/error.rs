@@ -70,6 +70,15 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A pass or a read before the pass it depends on has run on the tape: a backward before any
+    /// forward, an output before any forward, a gradient before any backward.
+    #[error("{name}: {reason}")]
+    Order {
+        /// The operation (`backward`) or the buffer read (`out`, `dqkv`, …).
+        name: &'static str,
+        /// What has not run.
+        reason: String,
+    },
     /// An option the adapter cannot serve: a feature it lacks, or a combination the kernels do not
     /// have.
     #[error("{option}: {reason}")]

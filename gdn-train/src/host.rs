@@ -125,8 +125,8 @@ impl Tape {
         self.read_outputs()
     }
 
-    /// Uploads the output gradients, runs the backward (after a forward on the same tape) and
-    /// reads every gradient back. On a tape with `conv_state`, the gradient of the final conv
+    /// Uploads the output gradients, runs the backward (after a forward on the same tape: before
+    /// any, [`Error::Order`]) and reads every gradient back. On a tape with `conv_state`, the gradient of the final conv
     /// state is the one [`Tape::write_final_conv_state_grad`] last uploaded (zero if never).
     pub fn run_backward(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<Gradients> {
         self.write_output_grads(dout, dht)?;
@@ -134,7 +134,8 @@ impl Tape {
         self.read_gradients()
     }
 
-    /// Reads `out`, `hT` (and the final conv state) back, waiting for the queue.
+    /// Reads `out`, `hT` (and the final conv state) back, waiting for the queue; before any
+    /// forward, [`Error::Order`].
     pub fn read_outputs(&self) -> Result<Outputs> {
         Ok(Outputs {
             out: self.read(TapeBuffer::Out)?,
@@ -143,7 +144,7 @@ impl Tape {
         })
     }
 
-    /// Reads every gradient back, waiting for the queue.
+    /// Reads every gradient back, waiting for the queue; before any backward, [`Error::Order`].
     pub fn read_gradients(&self) -> Result<Gradients> {
         Ok(Gradients {
             dqkv: self.read(TapeBuffer::Dqkv)?,

@@ -6,10 +6,12 @@ use crate::config::{Batch, LayerConfig, TapeOptions};
 use crate::family::{Family, Geometry};
 use crate::passes;
 use crate::plan::{Bound, Named};
+use crate::progress::Progress;
 use crate::tape_buffer::TapeBuffer;
-use crate::{Context, Error, Result};
+use crate::{Context, Error, Pass, Result};
 use gdn_wgsl::{HeadDims, LayerUniform};
 use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Buffers the caller fills; every other buffer is written by the kernels.
 const CALLER_WRITTEN: [&str; 14] = [
@@ -41,6 +43,8 @@ pub struct Tape {
     backward_only: HashSet<&'static str>,
     forward: Bound,
     backward: Option<Bound>,
+    /// The passes that have run; its lock serialises the tape's host calls.
+    progress: Mutex<Progress>,
 }
 
 impl Tape {
@@ -161,7 +165,19 @@ impl Tape {
         let forward = forward.bind(ctx, &named);
         let backward = backward.map(|plan| plan.bind(ctx, &named));
         drop(named);
-        Ok(Self { ctx: ctx.clone(), config, options, family, offsets, buffers, backward_only, forward, backward })
+        let progress = Mutex::default();
+        Ok(Self {
+            ctx: ctx.clone(),
+            config,
+            options,
+            family,
+            offsets,
+            buffers,
+            backward_only,
+            forward,
+            backward,
+            progress,
+        })
     }
 
     /// The layer.
@@ -222,14 +238,24 @@ impl Tape {
     /// (and the final conv state) and what the backward needs.
     pub fn encode_forward(&self, encoder: &mut wgpu::CommandEncoder) {
         self.forward.encode(encoder, "gdn forward", None);
+        self.lock().ran(Pass::Forward);
     }
 
     /// Records the backward into `encoder`: reads `dout` (and `dhT`, and the gradient of the final
     /// conv state) and the forward's tape, writes every gradient. The forward must have run on the
-    /// same inputs. A forward-only tape refuses.
+    /// same inputs: before any forward is recorded or run on the tape, [`Error::Order`]. A
+    /// forward-only tape refuses.
     pub fn encode_backward(&self, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        let mut progress = self.lock();
+        progress.check_pass(Pass::Backward)?;
         self.backward_plan()?.encode(encoder, "gdn backward", None);
+        progress.ran(Pass::Backward);
         Ok(())
+    }
+
+    /// The record of what has run, holding the lock that serialises the tape's host calls.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(crate) fn forward_plan(&self) -> &Bound {
@@ -245,22 +271,31 @@ impl Tape {
 
     /// Submits the forward; returns without waiting.
     pub fn forward(&self) -> Result<()> {
-        self.submit("forward", |e| {
-            self.encode_forward(e);
-            Ok(())
-        })
+        self.run_pass(&mut self.lock(), Pass::Forward)
     }
 
-    /// Submits the backward; returns without waiting.
+    /// Submits the backward; returns without waiting. Before any forward, [`Error::Order`].
     pub fn backward(&self) -> Result<()> {
-        self.submit("backward", |e| self.encode_backward(e))
+        self.run_pass(&mut self.lock(), Pass::Backward)
     }
 
-    fn submit(&self, what: &str, record: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<()> {
+    /// Submits `pass`, `progress` being the tape's, held.
+    pub(crate) fn run_pass(&self, progress: &mut Progress, pass: Pass) -> Result<()> {
+        progress.check_pass(pass)?;
+        let (what, plan) = match pass {
+            Pass::Forward => ("forward", &self.forward),
+            Pass::Backward => ("backward", self.backward_plan()?),
+        };
+        self.submit(what, plan)?;
+        progress.ran(pass);
+        Ok(())
+    }
+
+    fn submit(&self, what: &str, plan: &Bound) -> Result<()> {
         let device = self.ctx.device();
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(what) });
-        record(&mut encoder)?;
+        plan.encode(&mut encoder, &format!("gdn {what}"), None);
         self.ctx.queue().submit([encoder.finish()]);
         match pollster::block_on(scope.pop()) {
             None => Ok(()),
@@ -296,9 +331,16 @@ impl Tape {
         Ok(())
     }
 
-    /// Reads `which` back to the host, waiting for the queue.
+    /// Reads `which` back to the host, waiting for the queue. An output before any forward, or a
+    /// gradient before any backward, is [`Error::Order`].
     pub fn read(&self, which: TapeBuffer) -> Result<Vec<f32>> {
+        self.read_held(&self.lock(), which)
+    }
+
+    /// Reads `which` back, `progress` being the tape's, held.
+    pub(crate) fn read_held(&self, progress: &Progress, which: TapeBuffer) -> Result<Vec<f32>> {
         self.held(which)?;
+        progress.check_read(which)?;
         read_f32(&self.ctx, self.buffer(which), self.len(which))
     }
 

@@ -98,7 +98,7 @@ fn conv_state_slices_are_checked() {
         plain.write_final_conv_state_grad(&window),
         Err(Error::Presence { name: "dfinal_conv_state", .. })
     ));
-    assert_eq!(plain.read_outputs().unwrap().conv_state, None);
+    assert_eq!(plain.run_forward(&inputs(None)).unwrap().conv_state, None);
 
     let options = TapeOptions { conv_state: true, ..TapeOptions::default() };
     let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
@@ -112,8 +112,7 @@ fn conv_state_slices_are_checked() {
 
     // kk = 1: the window is empty, and an empty slice is the only one that fits.
     let kk1 = Tape::new(ctx, LayerConfig::new(1, 2, 16, 16, 1), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
-    assert!(kk1.write_inputs(&inputs(Some(&[]))).is_ok());
-    assert_eq!(kk1.read_outputs().unwrap().conv_state, Some(Vec::new()));
+    assert_eq!(kk1.run_forward(&inputs(Some(&[]))).unwrap().conv_state, Some(Vec::new()));
 }
 
 #[test]
@@ -173,4 +172,37 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
     let recurrent = Some(Family::Recurrent { checkpoint_interval: 8 });
     assert_eq!(runs(recurrent, Batch::Fixed { b: 1, t: 200 }), Family::Recurrent { checkpoint_interval: 8 });
     assert_eq!(runs(recurrent, Batch::Fixed { b: 2, t: 3 }), Family::Recurrent { checkpoint_interval: 3 });
+}
+
+#[test]
+fn a_backward_before_any_forward_and_a_read_before_its_pass_are_refused() {
+    let ctx = context();
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, TapeOptions::default()).unwrap();
+    let (qkv, dout) = (vec![0.5; 6 * small().channels()], vec![1.0; 6 * 32]);
+    let inputs = Inputs { qkv: &qkv, z: &[1.0; 6 * 32], a: &[0.0; 12], b: &[0.0; 12], h0: None, conv_state: None };
+    let conv = vec![0.25; small().channels() * 4];
+    tape.write_params(&Params { a_log: &[0.0; 2], dt_bias: &[0.0; 2], norm: &[1.0; 16], conv: &conv }).unwrap();
+    let order = |r: Result<(), Error>| match r {
+        Err(Error::Order { name, reason }) => format!("{name}: {reason}"),
+        other => panic!("expected an order error, got {other:?}"),
+    };
+    assert_eq!(
+        order(tape.run_backward(&dout, None).map(|_| ())),
+        "backward: no forward has run on this tape: the backward reads what the forward saves"
+    );
+    assert_eq!(order(tape.backward()), order(tape.run_backward(&dout, None).map(|_| ())));
+    assert_eq!(order(tape.read_outputs().map(|_| ())), "out: the forward that writes it has not run on this tape");
+    assert_eq!(order(tape.read(TapeBuffer::Ht).map(|_| ())), "ht: the forward that writes it has not run on this tape");
+    assert_eq!(order(tape.read_gradients().map(|_| ())), "dqkv: the backward that writes it has not run on this tape");
+    // What the caller writes reads back at any time.
+    assert_eq!(tape.read(TapeBuffer::Qkv).unwrap(), vec![0.0; qkv.len()]);
+
+    let outputs = tape.run_forward(&inputs).unwrap();
+    assert!(outputs.out.iter().all(|x| x.is_finite()) && outputs.out.iter().any(|&x| x != 0.0));
+    assert_eq!(
+        order(tape.read(TapeBuffer::Da).map(|_| ())),
+        "da: the backward that writes it has not run on this tape"
+    );
+    let grads = tape.run_backward(&dout, None).unwrap();
+    assert!(grads.dqkv.iter().all(|x| x.is_finite()) && grads.dqkv.iter().any(|&x| x != 0.0));
 }
