@@ -73,49 +73,99 @@ pub struct Gradients {
     pub dconv_state: Option<Vec<f32>>,
 }
 
+/// Slices to upload into the tape, every one checked before any is written.
+type Uploads<'a> = Vec<(TapeBuffer, &'a [f32])>;
+
 impl Tape {
-    /// Uploads the parameters.
+    /// Uploads the parameters. A rejected call writes none of them.
     pub fn write_params(&self, params: &Params) -> Result<()> {
-        self.write(TapeBuffer::ALog, params.a_log)?;
-        self.write(TapeBuffer::DtBias, params.dt_bias)?;
-        self.write(TapeBuffer::Norm, params.norm)?;
-        self.write(TapeBuffer::Conv, params.conv)
+        let uploads = self.checked(vec![
+            (TapeBuffer::ALog, params.a_log),
+            (TapeBuffer::DtBias, params.dt_bias),
+            (TapeBuffer::Norm, params.norm),
+            (TapeBuffer::Conv, params.conv),
+        ])?;
+        self.upload_all(&uploads);
+        Ok(())
     }
 
-    /// Uploads the inputs of a forward.
+    /// Uploads the inputs of a forward. A rejected call writes none of them.
     pub fn write_inputs(&self, inputs: &Inputs) -> Result<()> {
-        self.write(TapeBuffer::Qkv, inputs.qkv)?;
-        self.write(TapeBuffer::Z, inputs.z)?;
-        self.write(TapeBuffer::A, inputs.a)?;
-        self.write(TapeBuffer::B, inputs.b)?;
-        self.write_optional(TapeBuffer::H0, inputs.h0, self.options().initial_state, "initial_state")?;
-        self.write_optional(TapeBuffer::ConvState, inputs.conv_state, self.options().conv_state, "conv_state")
+        let uploads = self.input_uploads(inputs)?;
+        self.upload_all(&uploads);
+        Ok(())
     }
 
-    /// Uploads the gradients arriving at the outputs.
+    /// Uploads the gradients arriving at the outputs. A rejected call writes neither.
     pub fn write_output_grads(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<()> {
-        self.write(TapeBuffer::Dout, dout)?;
-        self.write_optional(TapeBuffer::Dht, dht, self.options().final_state_grad, "final_state_grad")
+        let uploads = self.output_grad_uploads(dout, dht)?;
+        self.upload_all(&uploads);
+        Ok(())
     }
 
     /// Uploads the gradient arriving at the final conv state, `[sequences, kk − 1, C]` (tapes with
     /// `conv_state`). The backward reads it as it was last written: zero on a new tape.
     pub fn write_final_conv_state_grad(&self, d: &[f32]) -> Result<()> {
-        self.write_optional(TapeBuffer::DfinalConvState, Some(d), self.options().conv_state, "conv_state")
+        let upload = self.optional(TapeBuffer::DfinalConvState, Some(d), self.options().conv_state, "conv_state")?;
+        self.upload_all(&upload.into_iter().collect());
+        Ok(())
     }
 
-    /// Uploads an optional tensor, which must be given exactly when the tape has room for it
-    /// (`option` of [`crate::TapeOptions`]); an empty one (a conv window with `kk = 1`) has
-    /// nothing to upload.
-    fn write_optional(&self, which: TapeBuffer, data: Option<&[f32]>, room: bool, option: &str) -> Result<()> {
+    /// The inputs of a forward, checked.
+    fn input_uploads<'a>(&self, inputs: &Inputs<'a>) -> Result<Uploads<'a>> {
+        let mut uploads = self.checked(vec![
+            (TapeBuffer::Qkv, inputs.qkv),
+            (TapeBuffer::Z, inputs.z),
+            (TapeBuffer::A, inputs.a),
+            (TapeBuffer::B, inputs.b),
+        ])?;
+        let options = self.options();
+        uploads.extend(self.optional(TapeBuffer::H0, inputs.h0, options.initial_state, "initial_state")?);
+        uploads.extend(self.optional(TapeBuffer::ConvState, inputs.conv_state, options.conv_state, "conv_state")?);
+        Ok(uploads)
+    }
+
+    /// The gradients arriving at the outputs, checked.
+    fn output_grad_uploads<'a>(&self, dout: &'a [f32], dht: Option<&'a [f32]>) -> Result<Uploads<'a>> {
+        let mut uploads = self.checked(vec![(TapeBuffer::Dout, dout)])?;
+        uploads.extend(self.optional(TapeBuffer::Dht, dht, self.options().final_state_grad, "final_state_grad")?);
+        Ok(uploads)
+    }
+
+    /// `uploads`, each checked by [`Tape::check_write`].
+    fn checked<'a>(&self, uploads: Uploads<'a>) -> Result<Uploads<'a>> {
+        for &(which, data) in &uploads {
+            self.check_write(which, data)?;
+        }
+        Ok(uploads)
+    }
+
+    /// An optional tensor, which must be given exactly when the tape has room for it (`option` of
+    /// [`crate::TapeOptions`]), checked; `None` when there is nothing to upload (an empty conv
+    /// window with `kk = 1` included).
+    fn optional<'a>(
+        &self,
+        which: TapeBuffer,
+        data: Option<&'a [f32]>,
+        room: bool,
+        option: &str,
+    ) -> Result<Option<(TapeBuffer, &'a [f32])>> {
         let reason = match (data, room) {
-            (Some([]), true) if self.len(which) == 0 => return Ok(()),
-            (Some(data), true) => return self.write(which, data),
-            (None, false) => return Ok(()),
+            (Some([]), true) if self.len(which) == 0 => return Ok(None),
+            (Some(data), true) => return self.check_write(which, data).map(|()| Some((which, data))),
+            (None, false) => return Ok(None),
             (Some(_), false) => format!("given, but the tape was created without {option}"),
             (None, true) => format!("missing: the tape was created with {option}"),
         };
         Err(Error::Presence { name: which.name(), reason })
+    }
+
+    /// Writes checked `uploads`.
+    fn upload_all(&self, uploads: &Uploads) {
+        let _progress = self.lock();
+        for &(which, data) in uploads {
+            self.upload(which, data);
+        }
     }
 
     /// Uploads `inputs`, runs the forward and reads `out` and `hT` back.

@@ -316,6 +316,14 @@ impl Tape {
 
     /// Uploads `data` into `which`, checking its length.
     pub fn write(&self, which: TapeBuffer, data: &[f32]) -> Result<()> {
+        self.check_write(which, data)?;
+        let _progress = self.lock();
+        self.upload(which, data);
+        Ok(())
+    }
+
+    /// Checks that `data` fits `which`: a buffer the tape holds, has room for, and of its length.
+    pub(crate) fn check_write(&self, which: TapeBuffer, data: &[f32]) -> Result<()> {
         self.held(which)?;
         let expected = self.len(which);
         if expected == 0 {
@@ -327,8 +335,12 @@ impl Tape {
         if data.len() != expected {
             return Err(Error::Length { name: which.name(), expected, got: data.len() });
         }
-        self.ctx.queue().write_buffer(self.buffer(which), 0, bytemuck::cast_slice(data));
         Ok(())
+    }
+
+    /// Uploads `data`, checked by [`Tape::check_write`], into `which`.
+    pub(crate) fn upload(&self, which: TapeBuffer, data: &[f32]) {
+        self.ctx.queue().write_buffer(self.buffer(which), 0, bytemuck::cast_slice(data));
     }
 
     /// Reads `which` back to the host, waiting for the queue. An output before any forward, or a

@@ -206,3 +206,31 @@ fn a_backward_before_any_forward_and_a_read_before_its_pass_are_refused() {
     let grads = tape.run_backward(&dout, None).unwrap();
     assert!(grads.dqkv.iter().all(|x| x.is_finite()) && grads.dqkv.iter().any(|&x| x != 0.0));
 }
+
+#[test]
+fn a_rejected_call_writes_nothing() {
+    let ctx = context();
+    let options = TapeOptions { final_state_grad: true, ..TapeOptions::default() };
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
+    let channels = small().channels();
+    let (old_qkv, new_qkv) = (vec![0.5; 6 * channels], vec![-2.0; 6 * channels]);
+    let inputs = |qkv, z| Inputs { qkv, z, a: &[0.0; 12], b: &[0.0; 12], h0: None, conv_state: None };
+    tape.run_forward(&inputs(&old_qkv, &[1.0; 6 * 32])).unwrap();
+    // z one element short: refused after qkv was checked, and qkv keeps its old values.
+    let err = tape.run_forward(&inputs(&new_qkv, &[1.0; 6 * 32 - 1])).unwrap_err();
+    assert_eq!(err, Error::Length { name: "z", expected: 6 * 32, got: 6 * 32 - 1 });
+    assert_eq!(tape.read(TapeBuffer::Qkv).unwrap(), old_qkv);
+    assert_eq!(tape.read(TapeBuffer::Z).unwrap(), vec![1.0; 6 * 32]);
+
+    let conv = vec![0.25; channels * 4];
+    let params = |a_log, conv| Params { a_log, dt_bias: &[0.0; 2], norm: &[1.0; 16], conv };
+    tape.write_params(&params(&[0.5; 2], &conv)).unwrap();
+    let err = tape.write_params(&params(&[3.0; 2], &conv[1..])).unwrap_err();
+    assert_eq!(err, Error::Length { name: "conv", expected: channels * 4, got: channels * 4 - 1 });
+    assert_eq!(tape.read(TapeBuffer::ALog).unwrap(), vec![0.5; 2]);
+
+    // dhT missing from a tape made with final_state_grad: dout keeps its old values.
+    tape.write_output_grads(&[1.0; 6 * 32], Some(&[0.0; 1024])).unwrap();
+    assert!(matches!(tape.write_output_grads(&[7.0; 6 * 32], None), Err(Error::Presence { name: "dht", .. })));
+    assert_eq!(tape.read(TapeBuffer::Dout).unwrap(), vec![1.0; 6 * 32]);
+}
