@@ -1,8 +1,10 @@
 //! Host convenience on top of [`Tape`]: upload the parameters and inputs from slices, run, and
-//! read the results back — for tests, tools and callers that keep their tensors on the host.
+//! read the results back — for tests, tools and callers that keep their tensors on the host. Each
+//! call holds the tape's lock from its first upload to its last read-back (see [`Tape`]).
 
+use crate::progress::Progress;
 use crate::tape_buffer::TapeBuffer;
-use crate::{Error, Result, Tape};
+use crate::{Error, Pass, Result, Tape};
 
 /// The layer's parameters, row-major f32: `a_log`, `dt_bias` `[nv]`, `norm` `[dv]`, `conv` `[C, kk]`.
 #[derive(Debug, Clone, Copy)]
@@ -85,21 +87,21 @@ impl Tape {
             (TapeBuffer::Norm, params.norm),
             (TapeBuffer::Conv, params.conv),
         ])?;
-        self.upload_all(&uploads);
+        self.upload_all(&self.lock(), &uploads);
         Ok(())
     }
 
     /// Uploads the inputs of a forward. A rejected call writes none of them.
     pub fn write_inputs(&self, inputs: &Inputs) -> Result<()> {
         let uploads = self.input_uploads(inputs)?;
-        self.upload_all(&uploads);
+        self.upload_all(&self.lock(), &uploads);
         Ok(())
     }
 
     /// Uploads the gradients arriving at the outputs. A rejected call writes neither.
     pub fn write_output_grads(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<()> {
         let uploads = self.output_grad_uploads(dout, dht)?;
-        self.upload_all(&uploads);
+        self.upload_all(&self.lock(), &uploads);
         Ok(())
     }
 
@@ -107,7 +109,7 @@ impl Tape {
     /// `conv_state`). The backward reads it as it was last written: zero on a new tape.
     pub fn write_final_conv_state_grad(&self, d: &[f32]) -> Result<()> {
         let upload = self.optional(TapeBuffer::DfinalConvState, Some(d), self.options().conv_state, "conv_state")?;
-        self.upload_all(&upload.into_iter().collect());
+        self.upload_all(&self.lock(), &upload.into_iter().collect());
         Ok(())
     }
 
@@ -160,9 +162,8 @@ impl Tape {
         Err(Error::Presence { name: which.name(), reason })
     }
 
-    /// Writes checked `uploads`.
-    fn upload_all(&self, uploads: &Uploads) {
-        let _progress = self.lock();
+    /// Writes checked `uploads`, holding the tape's lock (`_progress`).
+    fn upload_all(&self, _progress: &Progress, uploads: &Uploads) {
         for &(which, data) in uploads {
             self.upload(which, data);
         }
@@ -170,48 +171,64 @@ impl Tape {
 
     /// Uploads `inputs`, runs the forward and reads `out` and `hT` back.
     pub fn run_forward(&self, inputs: &Inputs) -> Result<Outputs> {
-        self.write_inputs(inputs)?;
-        self.forward()?;
-        self.read_outputs()
+        let uploads = self.input_uploads(inputs)?;
+        let mut progress = self.lock();
+        self.upload_all(&progress, &uploads);
+        self.run_pass(&mut progress, Pass::Forward)?;
+        self.outputs_held(&progress)
     }
 
     /// Uploads the output gradients, runs the backward (after a forward on the same tape: before
-    /// any, [`Error::Order`]) and reads every gradient back. On a tape with `conv_state`, the gradient of the final conv
-    /// state is the one [`Tape::write_final_conv_state_grad`] last uploaded (zero if never).
+    /// any, [`Error::Order`]) and reads every gradient back. On a tape with `conv_state`, the
+    /// gradient of the final conv state is the one [`Tape::write_final_conv_state_grad`] last
+    /// uploaded (zero if never).
     pub fn run_backward(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<Gradients> {
-        self.write_output_grads(dout, dht)?;
-        self.backward()?;
-        self.read_gradients()
+        let uploads = self.output_grad_uploads(dout, dht)?;
+        let mut progress = self.lock();
+        progress.check_pass(Pass::Backward)?;
+        self.upload_all(&progress, &uploads);
+        self.run_pass(&mut progress, Pass::Backward)?;
+        self.gradients_held(&progress)
     }
 
     /// Reads `out`, `hT` (and the final conv state) back, waiting for the queue; before any
     /// forward, [`Error::Order`].
     pub fn read_outputs(&self) -> Result<Outputs> {
-        Ok(Outputs {
-            out: self.read(TapeBuffer::Out)?,
-            ht: self.read(TapeBuffer::Ht)?,
-            conv_state: self.read_optional(TapeBuffer::FinalConvState, self.options().conv_state)?,
-        })
+        self.outputs_held(&self.lock())
     }
 
     /// Reads every gradient back, waiting for the queue; before any backward, [`Error::Order`].
     pub fn read_gradients(&self) -> Result<Gradients> {
+        self.gradients_held(&self.lock())
+    }
+
+    fn outputs_held(&self, progress: &Progress) -> Result<Outputs> {
+        Ok(Outputs {
+            out: self.read_held(progress, TapeBuffer::Out)?,
+            ht: self.read_held(progress, TapeBuffer::Ht)?,
+            conv_state: self.read_optional(progress, TapeBuffer::FinalConvState, self.options().conv_state)?,
+        })
+    }
+
+    fn gradients_held(&self, progress: &Progress) -> Result<Gradients> {
+        let read = |which| self.read_held(progress, which);
+        let options = self.options();
         Ok(Gradients {
-            dqkv: self.read(TapeBuffer::Dqkv)?,
-            dz: self.read(TapeBuffer::Dz)?,
-            da: self.read(TapeBuffer::Da)?,
-            db: self.read(TapeBuffer::Db)?,
-            dh0: self.read_optional(TapeBuffer::Dh0, self.options().initial_state)?,
-            da_log: self.read(TapeBuffer::DaLog)?,
-            ddt_bias: self.read(TapeBuffer::DdtBias)?,
-            dnorm: self.read(TapeBuffer::Dnorm)?,
-            dconv: self.read(TapeBuffer::Dconv)?,
-            dconv_state: self.read_optional(TapeBuffer::DconvState, self.options().conv_state)?,
+            dqkv: read(TapeBuffer::Dqkv)?,
+            dz: read(TapeBuffer::Dz)?,
+            da: read(TapeBuffer::Da)?,
+            db: read(TapeBuffer::Db)?,
+            dh0: self.read_optional(progress, TapeBuffer::Dh0, options.initial_state)?,
+            da_log: read(TapeBuffer::DaLog)?,
+            ddt_bias: read(TapeBuffer::DdtBias)?,
+            dnorm: read(TapeBuffer::Dnorm)?,
+            dconv: read(TapeBuffer::Dconv)?,
+            dconv_state: self.read_optional(progress, TapeBuffer::DconvState, options.conv_state)?,
         })
     }
 
     /// Reads `which` back when the tape has room for it (`room`).
-    fn read_optional(&self, which: TapeBuffer, room: bool) -> Result<Option<Vec<f32>>> {
-        if room { self.read(which).map(Some) } else { Ok(None) }
+    fn read_optional(&self, progress: &Progress, which: TapeBuffer, room: bool) -> Result<Option<Vec<f32>>> {
+        if room { self.read_held(progress, which).map(Some) } else { Ok(None) }
     }
 }

@@ -32,6 +32,14 @@ const CALLER_WRITTEN: [&str; 14] = [
 ];
 
 /// Device buffers and recorded dispatches of one layer for one batch shape.
+///
+/// A tape may be shared between threads: each host call (`write*`, `read*`, `run_forward`,
+/// `run_backward`, `forward`, `backward`, `time`, `profile`, `fill_outputs_with_nan`) holds the
+/// tape's lock from its first upload to its last read-back, so concurrent calls run one after the
+/// other, each whole — two threads' `run_forward` never return each other's outputs. A sequence of
+/// calls is not one call: a `run_backward` differentiates whichever forward ran last. What
+/// [`Tape::encode_forward`], [`Tape::encode_backward`] and [`Tape::buffer`] hand to the caller's own
+/// encoder is ordered by the caller.
 pub struct Tape {
     ctx: Context,
     config: LayerConfig,
@@ -359,6 +367,7 @@ impl Tape {
     /// Fills every buffer the kernels write with NaN, so that an element a kernel fails to write
     /// shows up in a comparison. A testing aid: the next forward and backward overwrite them.
     pub fn fill_outputs_with_nan(&self) {
+        let _progress = self.lock();
         for (name, (buffer, len)) in &self.buffers {
             if *len > 0 && !CALLER_WRITTEN.contains(name) {
                 let nan = vec![f32::NAN; *len];
