@@ -1,7 +1,7 @@
 //! [`Tape`]: every device buffer of one layer for one batch shape, allocated once and reused by
 //! every step, with the forward and backward of its kernel family recorded against them.
 
-use crate::buffers::{read_f32, storage, uniform};
+use crate::buffers::{check_storage, read_f32, storage, uniform};
 use crate::config::{Batch, LayerConfig, TapeOptions};
 use crate::family::{Family, Geometry};
 use crate::passes;
@@ -63,6 +63,8 @@ impl Tape {
     pub fn new(ctx: &Context, config: LayerConfig, batch: Batch, options: TapeOptions) -> Result<Self> {
         config.validate()?;
         let dims = HeadDims::new(config.dk, config.dv)?;
+        // The largest tensor per token is qkv: refuse a batch it cannot hold before laying it out.
+        check_storage(ctx, "qkv", batch.tokens()?.saturating_mul(config.channels()))?;
         let offsets = batch.offsets()?;
         let family = options.family.unwrap_or_else(|| Family::picked(ctx, options.backward));
         family.validate(options.precision)?;

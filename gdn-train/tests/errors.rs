@@ -234,3 +234,44 @@ fn a_rejected_call_writes_nothing() {
     assert!(matches!(tape.write_output_grads(&[7.0; 6 * 32], None), Err(Error::Presence { name: "dht", .. })));
     assert_eq!(tape.read(TapeBuffer::Dout).unwrap(), vec![1.0; 6 * 32]);
 }
+
+#[test]
+fn absurd_sizes_are_typed_errors_naming_the_argument_before_any_allocation() {
+    let ctx = context();
+    let tape = |config, batch, family| {
+        let options = TapeOptions { family, ..TapeOptions::default() };
+        Tape::new(ctx, config, batch, options)
+    };
+    let refused = |config, batch| tape(config, batch, None).err().expect("refused");
+    // A batch beyond the device's buffers is refused before the host lays out 2^40 offsets.
+    for batch in [Batch::Fixed { b: 1 << 40, t: 1 }, Batch::Fixed { b: 1, t: 1 << 62 }] {
+        match refused(small(), batch) {
+            Error::Limit { what, needed, available, .. } => {
+                assert!(what.starts_with("buffer qkv"), "{what}");
+                assert!(needed > available);
+            }
+            other => panic!("expected a limit on qkv, got {other:?}"),
+        }
+    }
+    let err = refused(small(), Batch::Fixed { b: 1 << 40, t: 1 << 40 });
+    assert_eq!(err.to_string(), format!("batch: B·T = {} · {} overflows usize", 1u64 << 40, 1u64 << 40));
+    // Layer sizes whose products overflow, or exceed the kernels' u32 indices.
+    let fixed = Batch::Fixed { b: 1, t: 4 };
+    for (config, name) in [
+        (LayerConfig::new(1 << 62, 1 << 62, 16, 16, 4), "nk"),
+        (LayerConfig::new(1, 1 << 62, 16, 16, 4), "nv"),
+        (LayerConfig::new(1, 1 << 28, 16, 16, 4), "nv"),
+        (LayerConfig::new(1, 2, 16, 16, usize::MAX), "kk"),
+    ] {
+        match refused(config, fixed.clone()) {
+            Error::Config { name: got, reason } => {
+                assert_eq!(got, name, "{config:?}: {reason}");
+                assert!(reason.contains("u32"), "{reason}");
+            }
+            other => panic!("{config:?}: expected a config error on {name}, got {other:?}"),
+        }
+    }
+    // The largest checkpoint interval is cut to the batch's longest sequence.
+    let recurrent = Some(Family::Recurrent { checkpoint_interval: usize::MAX });
+    assert_eq!(tape(small(), fixed, recurrent).unwrap().family(), Family::Recurrent { checkpoint_interval: 4 });
+}
