@@ -33,3 +33,36 @@ fn a_backend_variable_naming_no_backend_says_so() {
     let output = gdn_check(&["run", "--batch", "1", "--seq", "1"], &[("WGPU_BACKEND", "bogus")]);
     refused(&output, &["WGPU_BACKEND=\"bogus\"", "\"bogus\" is not a backend"]);
 }
+
+#[test]
+fn absurd_batches_are_refused_by_the_device_limit_they_exceed() {
+    for args in [["--batch", "100000000"], ["--seq", "1000000000"]] {
+        let output = gdn_check(&["run", args[0], args[1]], &[]);
+        refused(&output, &["buffer qkv", "needs"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(!stdout.contains("reference check"), "{stdout}");
+    }
+}
+
+#[test]
+fn device_limits_are_checked_before_the_reference_runs() {
+    // 65 536 tokens of qwen3-next: 2 GiB of qkv, beyond lavapipe's and most GPUs' binding limit;
+    // before, the f64 reference ran on the whole sequence first (a minute of CPU), then the tape
+    // was refused.
+    let start = std::time::Instant::now();
+    let output = gdn_check(&["run", "--seq", "65536"], &[]);
+    refused(&output, &["buffer qkv"]);
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("reference check"));
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}
+
+#[test]
+fn no_reference_sequences_means_no_reference_check() {
+    let args = ["run", "--preset", "qwen3.5-small", "--seq", "2", "--repeat", "1", "--reference-sequences", "0"];
+    let output = gdn_check(&args, &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("no reference check (--reference-sequences 0)"), "{stdout}");
+    assert!(!stdout.contains("reference check on"), "{stdout}");
+    assert!(stdout.contains("device time"), "{stdout}");
+}
