@@ -112,6 +112,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             }
             workgroupBarrier();
         }
+        // The kv rows were written by the ty = 0 invocations and are read by every one: storage
+        // memory, which only storageBarrier orders between invocations.
+        storageBarrier();
 
         // Reverse sweep over the segment; s holds S_{t1−1} from the replay.
         for (var back = t0; back < t1; back = back + 1u) {
@@ -213,6 +216,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             }
             workgroupBarrier();
         }
+        // Every invocation has read this segment's kv rows before the next replay overwrites them.
+        storageBarrier();
     }
 
     if (layer.has_h0 != 0u) {
