@@ -127,6 +127,14 @@ impl Case {
     /// A device tape for the case's layer and batch, with `draw` uploaded: parameters, inputs and
     /// output gradients.
     pub fn tape(&self, ctx: &Context, draw: &Draw) -> Result<Tape, gdn_train::Error> {
+        let tape = self.empty_tape(ctx)?;
+        self.upload(&tape, draw)?;
+        Ok(tape)
+    }
+
+    /// A device tape for the case's layer and batch, nothing uploaded: creating it checks the
+    /// shape against the device before anything is drawn.
+    pub fn empty_tape(&self, ctx: &Context) -> Result<Tape, gdn_train::Error> {
         let c = &self.config;
         let config =
             gdn_train::LayerConfig { nk: c.nk, nv: c.nv, dk: c.dk, dv: c.dv, kk: c.kk, rms_eps: c.rms_eps as f32 };
@@ -141,7 +149,11 @@ impl Case {
             precision: self.precision,
             ..TapeOptions::default()
         };
-        let tape = Tape::new(ctx, config, batch, options)?;
+        Tape::new(ctx, config, batch, options)
+    }
+
+    /// Uploads `draw` into `tape`: parameters, inputs and output gradients.
+    pub fn upload(&self, tape: &Tape, draw: &Draw) -> Result<(), gdn_train::Error> {
         let p = &draw.params;
         let (a_log, dt_bias, norm, conv) = (to_f32(&p.a_log), to_f32(&p.dt_bias), to_f32(&p.norm), to_f32(&p.conv));
         tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv })?;
@@ -150,8 +162,7 @@ impl Case {
         let h0 = x.h0.as_ref().map(|h| to_f32(h.iter()));
         tape.write_inputs(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: h0.as_deref(), conv_state: None })?;
         let dht = draw.grads.dht.as_ref().map(|d| to_f32(d.iter()));
-        tape.write_output_grads(&to_f32(&draw.grads.dout), dht.as_deref())?;
-        Ok(tape)
+        tape.write_output_grads(&to_f32(&draw.grads.dout), dht.as_deref())
     }
 
     /// Runs the case on the device, its outputs poisoned with NaN first, and on the reference, and

@@ -8,7 +8,19 @@ const WORD: u64 = 4;
 
 /// A storage buffer of `words` 4-byte elements (at least one, as bindings may not be empty).
 pub(crate) fn storage(ctx: &Context, name: &str, words: usize) -> Result<wgpu::Buffer> {
-    let bytes = words.max(1) as u64 * WORD;
+    let bytes = check_storage(ctx, name, words)?;
+    allocate(
+        ctx,
+        name,
+        bytes,
+        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+    )
+}
+
+/// The bytes of a storage buffer of `words` elements, refusing what the device or the kernels' u32
+/// indices cannot hold (`words` saturated at `usize::MAX` where it overflowed).
+pub(crate) fn check_storage(ctx: &Context, name: &str, words: usize) -> Result<u64> {
+    let bytes = (words.max(1) as u64).saturating_mul(WORD);
     if words > u32::MAX as usize {
         let what = format!("buffer {name} (the kernels index elements with u32)");
         return Err(Error::Limit {
@@ -27,12 +39,7 @@ pub(crate) fn storage(ctx: &Context, name: &str, words: usize) -> Result<wgpu::B
             return Err(Error::Limit { what: format!("buffer {name}"), limit, needed: bytes, available });
         }
     }
-    allocate(
-        ctx,
-        name,
-        bytes,
-        wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-    )
+    Ok(bytes)
 }
 
 /// A uniform buffer holding `contents`.

@@ -41,6 +41,27 @@ impl LayerConfig {
                 ),
             });
         }
+        // The kernels index channels, conv weights and head widths with u32.
+        let fits = |n: Option<usize>| n.filter(|&n| n <= u32::MAX as usize);
+        let keys = fits(self.nk.checked_mul(self.dk).and_then(|n| n.checked_mul(2)));
+        let values = fits(self.nv.checked_mul(self.dv));
+        let channels = keys.zip(values).and_then(|(k, v)| fits(k.checked_add(v)));
+        let too_large = |name, what: &str| Error::Config {
+            name,
+            reason: format!(
+                "{what} of nk = {}, nv = {}, dk = {}, dv = {}, kk = {} exceed the kernels' u32 indices",
+                self.nk, self.nv, self.dk, self.dv, self.kk
+            ),
+        };
+        if keys.is_none() {
+            return Err(too_large("nk", "the key channels 2·nk·dk"));
+        }
+        let Some(channels) = channels else {
+            return Err(too_large("nv", "the channels 2·nk·dk + nv·dv"));
+        };
+        if fits(channels.checked_mul(self.kk)).is_none() {
+            return Err(too_large("kk", "the conv weights C·kk"));
+        }
         if !(self.rms_eps.is_finite() && self.rms_eps > 0.0) {
             return Err(Error::Config {
                 name: "rms_eps",
@@ -84,6 +105,17 @@ pub enum Batch {
 }
 
 impl Batch {
+    /// Tokens of the batch, before any offsets are laid out: `B·T` (checked) or the packed batch's
+    /// last offset.
+    pub(crate) fn tokens(&self) -> Result<usize> {
+        match self {
+            Batch::Fixed { b, t } => b
+                .checked_mul(*t)
+                .ok_or_else(|| Error::Config { name: "batch", reason: format!("B·T = {b} · {t} overflows usize") }),
+            Batch::Packed { cu_seqlens } => Ok(cu_seqlens.last().copied().unwrap_or(0)),
+        }
+    }
+
     /// Validated offsets `[0, …, tokens]` of the sequences.
     pub fn offsets(&self) -> Result<Vec<usize>> {
         match self {

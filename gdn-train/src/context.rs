@@ -90,7 +90,11 @@ fn tensor_core_support(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> Res
 impl Context {
     /// The adapter chosen by [`ContextOptions::from_env`]: among those that match, the most
     /// capable (a discrete GPU before an integrated one before a software rasteriser).
+    /// A `WGPU_BACKEND` naming something that is not a backend is an [`Error::Environment`].
     pub fn new() -> Result<Self> {
+        if let Ok(value) = std::env::var("WGPU_BACKEND") {
+            check_backends(&value)?;
+        }
         Self::with_options(&ContextOptions::from_env())
     }
 
@@ -188,6 +192,21 @@ impl Context {
     }
 }
 
+/// Checks that every comma-separated name of a `WGPU_BACKEND` value is a wgpu backend (wgpu skips
+/// one that is not, and for `bogus` alone searches no backend at all).
+fn check_backends(value: &str) -> Result<()> {
+    for name in value.split(',') {
+        if wgpu::Backends::from_comma_list(name).is_empty() {
+            return Err(Error::Environment {
+                variable: "WGPU_BACKEND",
+                value: value.into(),
+                reason: format!("{:?} is not a backend; backends: vulkan, metal, dx12, gl, webgpu", name.trim()),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Lower is more capable.
 fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
     let device = match info.device_type {
@@ -204,4 +223,21 @@ fn rank(info: &wgpu::AdapterInfo) -> (u8, u8) {
 fn describe_filter(backends: wgpu::Backends, options: &ContextOptions) -> String {
     let name = options.adapter_name.as_ref().map(|n| format!(" whose name contains {n:?}")).unwrap_or_default();
     format!(" (backends {backends:?}{name})")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backend_variable_naming_no_backend_is_refused_by_name() {
+        assert!(check_backends("vulkan").is_ok());
+        assert!(check_backends("Vulkan, gl").is_ok());
+        let err = check_backends("vulkan,bogus").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "WGPU_BACKEND=\"vulkan,bogus\": \"bogus\" is not a backend; backends: vulkan, metal, dx12, gl, webgpu"
+        );
+        assert!(matches!(check_backends(""), Err(Error::Environment { variable: "WGPU_BACKEND", .. })));
+    }
 }

@@ -14,6 +14,16 @@ pub enum Error {
         /// The filters in force, as text (empty when none).
         filter: String,
     },
+    /// An environment variable whose value the crate cannot use.
+    #[error("{variable}={value:?}: {reason}")]
+    Environment {
+        /// The variable (`WGPU_BACKEND`, …).
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What is wrong, and what would do.
+        reason: String,
+    },
     /// The adapter refused the device.
     #[error("the adapter {adapter} refused to create a device: {reason}")]
     RequestDevice {
@@ -58,6 +68,15 @@ pub enum Error {
         /// The offsets given.
         got: Vec<usize>,
         /// What is wrong.
+        reason: String,
+    },
+    /// A pass or a read before the pass it depends on has run on the tape: a backward before any
+    /// forward, an output before any forward, a gradient before any backward.
+    #[error("{name}: {reason}")]
+    Order {
+        /// The operation (`backward`) or the buffer read (`out`, `dqkv`, …).
+        name: &'static str,
+        /// What has not run.
         reason: String,
     },
     /// An option the adapter cannot serve: a feature it lacks, or a combination the kernels do not

@@ -1,8 +1,10 @@
 //! Host convenience on top of [`Tape`]: upload the parameters and inputs from slices, run, and
-//! read the results back — for tests, tools and callers that keep their tensors on the host.
+//! read the results back — for tests, tools and callers that keep their tensors on the host. Each
+//! call holds the tape's lock from its first upload to its last read-back (see [`Tape`]).
 
+use crate::progress::Progress;
 use crate::tape_buffer::TapeBuffer;
-use crate::{Error, Result, Tape};
+use crate::{Error, Pass, Result, Tape};
 
 /// The layer's parameters, row-major f32: `a_log`, `dt_bias` `[nv]`, `norm` `[dv]`, `conv` `[C, kk]`.
 #[derive(Debug, Clone, Copy)]
@@ -73,94 +75,160 @@ pub struct Gradients {
     pub dconv_state: Option<Vec<f32>>,
 }
 
+/// Slices to upload into the tape, every one checked before any is written.
+type Uploads<'a> = Vec<(TapeBuffer, &'a [f32])>;
+
 impl Tape {
-    /// Uploads the parameters.
+    /// Uploads the parameters. A rejected call writes none of them.
     pub fn write_params(&self, params: &Params) -> Result<()> {
-        self.write(TapeBuffer::ALog, params.a_log)?;
-        self.write(TapeBuffer::DtBias, params.dt_bias)?;
-        self.write(TapeBuffer::Norm, params.norm)?;
-        self.write(TapeBuffer::Conv, params.conv)
+        let uploads = self.checked(vec![
+            (TapeBuffer::ALog, params.a_log),
+            (TapeBuffer::DtBias, params.dt_bias),
+            (TapeBuffer::Norm, params.norm),
+            (TapeBuffer::Conv, params.conv),
+        ])?;
+        self.upload_all(&self.lock(), &uploads);
+        Ok(())
     }
 
-    /// Uploads the inputs of a forward.
+    /// Uploads the inputs of a forward. A rejected call writes none of them.
     pub fn write_inputs(&self, inputs: &Inputs) -> Result<()> {
-        self.write(TapeBuffer::Qkv, inputs.qkv)?;
-        self.write(TapeBuffer::Z, inputs.z)?;
-        self.write(TapeBuffer::A, inputs.a)?;
-        self.write(TapeBuffer::B, inputs.b)?;
-        self.write_optional(TapeBuffer::H0, inputs.h0, self.options().initial_state, "initial_state")?;
-        self.write_optional(TapeBuffer::ConvState, inputs.conv_state, self.options().conv_state, "conv_state")
+        let uploads = self.input_uploads(inputs)?;
+        self.upload_all(&self.lock(), &uploads);
+        Ok(())
     }
 
-    /// Uploads the gradients arriving at the outputs.
+    /// Uploads the gradients arriving at the outputs. A rejected call writes neither.
     pub fn write_output_grads(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<()> {
-        self.write(TapeBuffer::Dout, dout)?;
-        self.write_optional(TapeBuffer::Dht, dht, self.options().final_state_grad, "final_state_grad")
+        let uploads = self.output_grad_uploads(dout, dht)?;
+        self.upload_all(&self.lock(), &uploads);
+        Ok(())
     }
 
     /// Uploads the gradient arriving at the final conv state, `[sequences, kk − 1, C]` (tapes with
     /// `conv_state`). The backward reads it as it was last written: zero on a new tape.
     pub fn write_final_conv_state_grad(&self, d: &[f32]) -> Result<()> {
-        self.write_optional(TapeBuffer::DfinalConvState, Some(d), self.options().conv_state, "conv_state")
+        let upload = self.optional(TapeBuffer::DfinalConvState, Some(d), self.options().conv_state, "conv_state")?;
+        self.upload_all(&self.lock(), &upload.into_iter().collect());
+        Ok(())
     }
 
-    /// Uploads an optional tensor, which must be given exactly when the tape has room for it
-    /// (`option` of [`crate::TapeOptions`]); an empty one (a conv window with `kk = 1`) has
-    /// nothing to upload.
-    fn write_optional(&self, which: TapeBuffer, data: Option<&[f32]>, room: bool, option: &str) -> Result<()> {
+    /// The inputs of a forward, checked.
+    fn input_uploads<'a>(&self, inputs: &Inputs<'a>) -> Result<Uploads<'a>> {
+        let mut uploads = self.checked(vec![
+            (TapeBuffer::Qkv, inputs.qkv),
+            (TapeBuffer::Z, inputs.z),
+            (TapeBuffer::A, inputs.a),
+            (TapeBuffer::B, inputs.b),
+        ])?;
+        let options = self.options();
+        uploads.extend(self.optional(TapeBuffer::H0, inputs.h0, options.initial_state, "initial_state")?);
+        uploads.extend(self.optional(TapeBuffer::ConvState, inputs.conv_state, options.conv_state, "conv_state")?);
+        Ok(uploads)
+    }
+
+    /// The gradients arriving at the outputs, checked.
+    fn output_grad_uploads<'a>(&self, dout: &'a [f32], dht: Option<&'a [f32]>) -> Result<Uploads<'a>> {
+        let mut uploads = self.checked(vec![(TapeBuffer::Dout, dout)])?;
+        uploads.extend(self.optional(TapeBuffer::Dht, dht, self.options().final_state_grad, "final_state_grad")?);
+        Ok(uploads)
+    }
+
+    /// `uploads`, each checked by [`Tape::check_write`].
+    fn checked<'a>(&self, uploads: Uploads<'a>) -> Result<Uploads<'a>> {
+        for &(which, data) in &uploads {
+            self.check_write(which, data)?;
+        }
+        Ok(uploads)
+    }
+
+    /// An optional tensor, which must be given exactly when the tape has room for it (`option` of
+    /// [`crate::TapeOptions`]), checked; `None` when there is nothing to upload (an empty conv
+    /// window with `kk = 1` included).
+    fn optional<'a>(
+        &self,
+        which: TapeBuffer,
+        data: Option<&'a [f32]>,
+        room: bool,
+        option: &str,
+    ) -> Result<Option<(TapeBuffer, &'a [f32])>> {
         let reason = match (data, room) {
-            (Some([]), true) if self.len(which) == 0 => return Ok(()),
-            (Some(data), true) => return self.write(which, data),
-            (None, false) => return Ok(()),
+            (Some([]), true) if self.len(which) == 0 => return Ok(None),
+            (Some(data), true) => return self.check_write(which, data).map(|()| Some((which, data))),
+            (None, false) => return Ok(None),
             (Some(_), false) => format!("given, but the tape was created without {option}"),
             (None, true) => format!("missing: the tape was created with {option}"),
         };
         Err(Error::Presence { name: which.name(), reason })
     }
 
+    /// Writes checked `uploads`, holding the tape's lock (`_progress`).
+    fn upload_all(&self, _progress: &Progress, uploads: &Uploads) {
+        for &(which, data) in uploads {
+            self.upload(which, data);
+        }
+    }
+
     /// Uploads `inputs`, runs the forward and reads `out` and `hT` back.
     pub fn run_forward(&self, inputs: &Inputs) -> Result<Outputs> {
-        self.write_inputs(inputs)?;
-        self.forward()?;
-        self.read_outputs()
+        let uploads = self.input_uploads(inputs)?;
+        let mut progress = self.lock();
+        self.upload_all(&progress, &uploads);
+        self.run_pass(&mut progress, Pass::Forward)?;
+        self.outputs_held(&progress)
     }
 
-    /// Uploads the output gradients, runs the backward (after a forward on the same tape) and
-    /// reads every gradient back. On a tape with `conv_state`, the gradient of the final conv
-    /// state is the one [`Tape::write_final_conv_state_grad`] last uploaded (zero if never).
+    /// Uploads the output gradients, runs the backward (after a forward on the same tape: before
+    /// any, [`Error::Order`]) and reads every gradient back. On a tape with `conv_state`, the
+    /// gradient of the final conv state is the one [`Tape::write_final_conv_state_grad`] last
+    /// uploaded (zero if never).
     pub fn run_backward(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<Gradients> {
-        self.write_output_grads(dout, dht)?;
-        self.backward()?;
-        self.read_gradients()
+        let uploads = self.output_grad_uploads(dout, dht)?;
+        let mut progress = self.lock();
+        progress.check_pass(Pass::Backward)?;
+        self.upload_all(&progress, &uploads);
+        self.run_pass(&mut progress, Pass::Backward)?;
+        self.gradients_held(&progress)
     }
 
-    /// Reads `out`, `hT` (and the final conv state) back, waiting for the queue.
+    /// Reads `out`, `hT` (and the final conv state) back, waiting for the queue; before any
+    /// forward, [`Error::Order`].
     pub fn read_outputs(&self) -> Result<Outputs> {
+        self.outputs_held(&self.lock())
+    }
+
+    /// Reads every gradient back, waiting for the queue; before any backward, [`Error::Order`].
+    pub fn read_gradients(&self) -> Result<Gradients> {
+        self.gradients_held(&self.lock())
+    }
+
+    fn outputs_held(&self, progress: &Progress) -> Result<Outputs> {
         Ok(Outputs {
-            out: self.read(TapeBuffer::Out)?,
-            ht: self.read(TapeBuffer::Ht)?,
-            conv_state: self.read_optional(TapeBuffer::FinalConvState, self.options().conv_state)?,
+            out: self.read_held(progress, TapeBuffer::Out)?,
+            ht: self.read_held(progress, TapeBuffer::Ht)?,
+            conv_state: self.read_optional(progress, TapeBuffer::FinalConvState, self.options().conv_state)?,
         })
     }
 
-    /// Reads every gradient back, waiting for the queue.
-    pub fn read_gradients(&self) -> Result<Gradients> {
+    fn gradients_held(&self, progress: &Progress) -> Result<Gradients> {
+        let read = |which| self.read_held(progress, which);
+        let options = self.options();
         Ok(Gradients {
-            dqkv: self.read(TapeBuffer::Dqkv)?,
-            dz: self.read(TapeBuffer::Dz)?,
-            da: self.read(TapeBuffer::Da)?,
-            db: self.read(TapeBuffer::Db)?,
-            dh0: self.read_optional(TapeBuffer::Dh0, self.options().initial_state)?,
-            da_log: self.read(TapeBuffer::DaLog)?,
-            ddt_bias: self.read(TapeBuffer::DdtBias)?,
-            dnorm: self.read(TapeBuffer::Dnorm)?,
-            dconv: self.read(TapeBuffer::Dconv)?,
-            dconv_state: self.read_optional(TapeBuffer::DconvState, self.options().conv_state)?,
+            dqkv: read(TapeBuffer::Dqkv)?,
+            dz: read(TapeBuffer::Dz)?,
+            da: read(TapeBuffer::Da)?,
+            db: read(TapeBuffer::Db)?,
+            dh0: self.read_optional(progress, TapeBuffer::Dh0, options.initial_state)?,
+            da_log: read(TapeBuffer::DaLog)?,
+            ddt_bias: read(TapeBuffer::DdtBias)?,
+            dnorm: read(TapeBuffer::Dnorm)?,
+            dconv: read(TapeBuffer::Dconv)?,
+            dconv_state: self.read_optional(progress, TapeBuffer::DconvState, options.conv_state)?,
         })
     }
 
     /// Reads `which` back when the tape has room for it (`room`).
-    fn read_optional(&self, which: TapeBuffer, room: bool) -> Result<Option<Vec<f32>>> {
-        if room { self.read(which).map(Some) } else { Ok(None) }
+    fn read_optional(&self, progress: &Progress, which: TapeBuffer, room: bool) -> Result<Option<Vec<f32>>> {
+        if room { self.read_held(progress, which).map(Some) } else { Ok(None) }
     }
 }

@@ -43,6 +43,7 @@ mod host;
 mod passes;
 mod pipelines;
 mod plan;
+mod progress;
 mod recurrent;
 mod tape;
 mod tape_buffer;

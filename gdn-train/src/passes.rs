@@ -78,8 +78,11 @@ pub(crate) fn backward(ctx: &Context, g: &Geometry) -> Result<Plan> {
         if let Some(src) = src {
             overrides.push(("src", src));
         }
-        plan.push(ctx, partial_kernel, g.variant(), (column_groups, shape.blocks), &overrides)?;
-        plan.push(ctx, Kernel::ColumnSumFinish, g.variant(), (column_groups, 1), &overrides)?;
+        let (column_groups, blocks) = (column_groups as usize, shape.blocks as usize);
+        let partial_grid = folded(ctx, partial_kernel.name(), column_groups * blocks)?;
+        plan.push(ctx, partial_kernel, g.variant(), partial_grid, &overrides)?;
+        let finish_grid = folded(ctx, Kernel::ColumnSumFinish.name(), column_groups)?;
+        plan.push(ctx, Kernel::ColumnSumFinish, g.variant(), finish_grid, &overrides)?;
     }
     Ok(plan)
 }

@@ -14,16 +14,20 @@ pub(crate) fn gate_parts(dims: HeadDims) -> usize {
 }
 
 /// Words of the family's own buffers: checkpoints, the backward's scratch, the dℓ/dβ partials.
+/// The scratch holds, per (sequence, head), the states of one checkpoint interval but its last
+/// (kept in registers) and the interval's kv rows: with the interval fitted to the longest
+/// sequence, what the batch's replay needs (saturated where it overflows, for the allocation to
+/// refuse).
 pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
     let config = g.config;
     let back = Tiling::backward(g.dims);
     let heads = g.sequences() * config.nv;
     let interval = g.family.state_interval();
-    let states = heads * interval * (back.ry * back.rx * back.threads()) as usize;
-    let kv_rows = heads * interval * back.columns() as usize;
+    let states = heads.saturating_mul(interval - 1).saturating_mul((back.ry * back.rx * back.threads()) as usize);
+    let kv_rows = heads.saturating_mul(interval).saturating_mul(back.columns() as usize);
     vec![
         ("ckpt", g.stored_states() * config.nv * config.state_size()),
-        ("scratch", states + kv_rows),
+        ("scratch", states.saturating_add(kv_rows)),
         ("gate_grad_parts", 2 * g.tokens() * config.nv * gate_parts(g.dims)),
     ]
 }

@@ -1,15 +1,17 @@
 //! [`Tape`]: every device buffer of one layer for one batch shape, allocated once and reused by
 //! every step, with the forward and backward of its kernel family recorded against them.
 
-use crate::buffers::{read_f32, storage, uniform};
+use crate::buffers::{check_storage, read_f32, storage, uniform};
 use crate::config::{Batch, LayerConfig, TapeOptions};
 use crate::family::{Family, Geometry};
 use crate::passes;
 use crate::plan::{Bound, Named};
+use crate::progress::Progress;
 use crate::tape_buffer::TapeBuffer;
-use crate::{Context, Error, Result};
+use crate::{Context, Error, Pass, Result};
 use gdn_wgsl::{HeadDims, LayerUniform};
 use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 /// Buffers the caller fills; every other buffer is written by the kernels.
 const CALLER_WRITTEN: [&str; 14] = [
@@ -30,6 +32,14 @@ const CALLER_WRITTEN: [&str; 14] = [
 ];
 
 /// Device buffers and recorded dispatches of one layer for one batch shape.
+///
+/// A tape may be shared between threads: each host call (`write*`, `read*`, `run_forward`,
+/// `run_backward`, `forward`, `backward`, `time`, `profile`, `fill_outputs_with_nan`) holds the
+/// tape's lock from its first upload to its last read-back, so concurrent calls run one after the
+/// other, each whole — two threads' `run_forward` never return each other's outputs. A sequence of
+/// calls is not one call: a `run_backward` differentiates whichever forward ran last. What
+/// [`Tape::encode_forward`], [`Tape::encode_backward`] and [`Tape::buffer`] hand to the caller's own
+/// encoder is ordered by the caller.
 pub struct Tape {
     ctx: Context,
     config: LayerConfig,
@@ -41,6 +51,8 @@ pub struct Tape {
     backward_only: HashSet<&'static str>,
     forward: Bound,
     backward: Option<Bound>,
+    /// The passes that have run; its lock serialises the tape's host calls.
+    progress: Mutex<Progress>,
 }
 
 impl Tape {
@@ -51,6 +63,8 @@ impl Tape {
     pub fn new(ctx: &Context, config: LayerConfig, batch: Batch, options: TapeOptions) -> Result<Self> {
         config.validate()?;
         let dims = HeadDims::new(config.dk, config.dv)?;
+        // The largest tensor per token is qkv: refuse a batch it cannot hold before laying it out.
+        check_storage(ctx, "qkv", batch.tokens()?.saturating_mul(config.channels()))?;
         let offsets = batch.offsets()?;
         let family = options.family.unwrap_or_else(|| Family::picked(ctx, options.backward));
         family.validate(options.precision)?;
@@ -161,7 +175,19 @@ impl Tape {
         let forward = forward.bind(ctx, &named);
         let backward = backward.map(|plan| plan.bind(ctx, &named));
         drop(named);
-        Ok(Self { ctx: ctx.clone(), config, options, family, offsets, buffers, backward_only, forward, backward })
+        let progress = Mutex::default();
+        Ok(Self {
+            ctx: ctx.clone(),
+            config,
+            options,
+            family,
+            offsets,
+            buffers,
+            backward_only,
+            forward,
+            backward,
+            progress,
+        })
     }
 
     /// The layer.
@@ -222,14 +248,24 @@ impl Tape {
     /// (and the final conv state) and what the backward needs.
     pub fn encode_forward(&self, encoder: &mut wgpu::CommandEncoder) {
         self.forward.encode(encoder, "gdn forward", None);
+        self.lock().ran(Pass::Forward);
     }
 
     /// Records the backward into `encoder`: reads `dout` (and `dhT`, and the gradient of the final
     /// conv state) and the forward's tape, writes every gradient. The forward must have run on the
-    /// same inputs. A forward-only tape refuses.
+    /// same inputs: before any forward is recorded or run on the tape, [`Error::Order`]. A
+    /// forward-only tape refuses.
     pub fn encode_backward(&self, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
+        let mut progress = self.lock();
+        progress.check_pass(Pass::Backward)?;
         self.backward_plan()?.encode(encoder, "gdn backward", None);
+        progress.ran(Pass::Backward);
         Ok(())
+    }
+
+    /// The record of what has run, holding the lock that serialises the tape's host calls.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, Progress> {
+        self.progress.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(crate) fn forward_plan(&self) -> &Bound {
@@ -245,22 +281,31 @@ impl Tape {
 
     /// Submits the forward; returns without waiting.
     pub fn forward(&self) -> Result<()> {
-        self.submit("forward", |e| {
-            self.encode_forward(e);
-            Ok(())
-        })
+        self.run_pass(&mut self.lock(), Pass::Forward)
     }
 
-    /// Submits the backward; returns without waiting.
+    /// Submits the backward; returns without waiting. Before any forward, [`Error::Order`].
     pub fn backward(&self) -> Result<()> {
-        self.submit("backward", |e| self.encode_backward(e))
+        self.run_pass(&mut self.lock(), Pass::Backward)
     }
 
-    fn submit(&self, what: &str, record: impl FnOnce(&mut wgpu::CommandEncoder) -> Result<()>) -> Result<()> {
+    /// Submits `pass`, `progress` being the tape's, held.
+    pub(crate) fn run_pass(&self, progress: &mut Progress, pass: Pass) -> Result<()> {
+        progress.check_pass(pass)?;
+        let (what, plan) = match pass {
+            Pass::Forward => ("forward", &self.forward),
+            Pass::Backward => ("backward", self.backward_plan()?),
+        };
+        self.submit(what, plan)?;
+        progress.ran(pass);
+        Ok(())
+    }
+
+    fn submit(&self, what: &str, plan: &Bound) -> Result<()> {
         let device = self.ctx.device();
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some(what) });
-        record(&mut encoder)?;
+        plan.encode(&mut encoder, &format!("gdn {what}"), None);
         self.ctx.queue().submit([encoder.finish()]);
         match pollster::block_on(scope.pop()) {
             None => Ok(()),
@@ -281,6 +326,14 @@ impl Tape {
 
     /// Uploads `data` into `which`, checking its length.
     pub fn write(&self, which: TapeBuffer, data: &[f32]) -> Result<()> {
+        self.check_write(which, data)?;
+        let _progress = self.lock();
+        self.upload(which, data);
+        Ok(())
+    }
+
+    /// Checks that `data` fits `which`: a buffer the tape holds, has room for, and of its length.
+    pub(crate) fn check_write(&self, which: TapeBuffer, data: &[f32]) -> Result<()> {
         self.held(which)?;
         let expected = self.len(which);
         if expected == 0 {
@@ -292,19 +345,31 @@ impl Tape {
         if data.len() != expected {
             return Err(Error::Length { name: which.name(), expected, got: data.len() });
         }
-        self.ctx.queue().write_buffer(self.buffer(which), 0, bytemuck::cast_slice(data));
         Ok(())
     }
 
-    /// Reads `which` back to the host, waiting for the queue.
+    /// Uploads `data`, checked by [`Tape::check_write`], into `which`.
+    pub(crate) fn upload(&self, which: TapeBuffer, data: &[f32]) {
+        self.ctx.queue().write_buffer(self.buffer(which), 0, bytemuck::cast_slice(data));
+    }
+
+    /// Reads `which` back to the host, waiting for the queue. An output before any forward, or a
+    /// gradient before any backward, is [`Error::Order`].
     pub fn read(&self, which: TapeBuffer) -> Result<Vec<f32>> {
+        self.read_held(&self.lock(), which)
+    }
+
+    /// Reads `which` back, `progress` being the tape's, held.
+    pub(crate) fn read_held(&self, progress: &Progress, which: TapeBuffer) -> Result<Vec<f32>> {
         self.held(which)?;
+        progress.check_read(which)?;
         read_f32(&self.ctx, self.buffer(which), self.len(which))
     }
 
     /// Fills every buffer the kernels write with NaN, so that an element a kernel fails to write
     /// shows up in a comparison. A testing aid: the next forward and backward overwrite them.
     pub fn fill_outputs_with_nan(&self) {
+        let _progress = self.lock();
         for (name, (buffer, len)) in &self.buffers {
             if *len > 0 && !CALLER_WRITTEN.contains(name) {
                 let nan = vec![f32::NAN; *len];

@@ -1,5 +1,7 @@
 //! [`TapeBuffer`]: the buffers of a tape that a caller reads or writes, by name.
 
+use crate::Pass;
+
 /// The tape's buffers a caller reads or writes, for chaining with its own device work.
 ///
 /// Token-major tensors are `[tokens, …]` row-major, f32: `tokens = B·T` (or `Ttot`); states are
@@ -64,6 +66,36 @@ pub enum TapeBuffer {
 }
 
 impl TapeBuffer {
+    /// The pass whose kernels write it; `None` for a buffer the caller writes.
+    pub(crate) fn computed_by(self) -> Option<Pass> {
+        match self {
+            TapeBuffer::Out | TapeBuffer::Ht | TapeBuffer::FinalConvState => Some(Pass::Forward),
+            TapeBuffer::Dqkv
+            | TapeBuffer::Dz
+            | TapeBuffer::Da
+            | TapeBuffer::Db
+            | TapeBuffer::Dh0
+            | TapeBuffer::DaLog
+            | TapeBuffer::DdtBias
+            | TapeBuffer::Dnorm
+            | TapeBuffer::Dconv
+            | TapeBuffer::DconvState => Some(Pass::Backward),
+            TapeBuffer::Qkv
+            | TapeBuffer::Z
+            | TapeBuffer::A
+            | TapeBuffer::B
+            | TapeBuffer::H0
+            | TapeBuffer::ALog
+            | TapeBuffer::DtBias
+            | TapeBuffer::Norm
+            | TapeBuffer::Conv
+            | TapeBuffer::Dout
+            | TapeBuffer::Dht
+            | TapeBuffer::ConvState
+            | TapeBuffer::DfinalConvState => None,
+        }
+    }
+
     /// The binding name the kernels use for it.
     pub fn name(self) -> &'static str {
         match self {

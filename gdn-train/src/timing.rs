@@ -2,6 +2,7 @@
 //! has them, else the wall time of a submission and a wait.
 
 use crate::plan::Bound;
+use crate::progress::Progress;
 use crate::timestamps::Timestamps;
 use crate::{Result, Tape};
 use std::time::{Duration, Instant};
@@ -30,7 +31,9 @@ impl Tape {
     /// GPU timestamps around each pass, or on a device without them the wall time of each kernel
     /// submitted alone and waited for (which includes a submission's overhead).
     pub fn profile(&self, pass: Pass) -> Result<(Vec<(&'static str, Duration)>, Clock)> {
-        let (ctx, plan) = (self.context(), self.plan(pass)?);
+        let mut progress = self.lock();
+        let (ctx, plan) = (self.context(), self.plan(&progress, pass)?);
+        progress.ran(pass);
         let Ok(timestamps) = Timestamps::new(ctx, plan.len()) else {
             ctx.wait()?;
             let kernels = (0..plan.len())
@@ -57,7 +60,9 @@ impl Tape {
     /// Runs `pass` once on the tape's current contents and returns its device time: GPU timestamps
     /// around its compute pass, or wall time around submit and wait on a device without them.
     pub fn time(&self, pass: Pass) -> Result<(Duration, Clock)> {
-        let (ctx, plan) = (self.context(), self.plan(pass)?);
+        let mut progress = self.lock();
+        let (ctx, plan) = (self.context(), self.plan(&progress, pass)?);
+        progress.ran(pass);
         let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("timed") });
         let Ok(timestamps) = Timestamps::new(ctx, 1) else {
             ctx.wait()?;
@@ -73,7 +78,9 @@ impl Tape {
         Ok((timestamps.read(ctx)?[0], Clock::GpuTimestamps))
     }
 
-    fn plan(&self, pass: Pass) -> Result<&Bound> {
+    /// The plan of `pass`; a backward before any forward is [`crate::Error::Order`].
+    fn plan(&self, progress: &Progress, pass: Pass) -> Result<&Bound> {
+        progress.check_pass(pass)?;
         match pass {
             Pass::Forward => Ok(self.forward_plan()),
             Pass::Backward => self.backward_plan(),

@@ -98,7 +98,7 @@ fn conv_state_slices_are_checked() {
         plain.write_final_conv_state_grad(&window),
         Err(Error::Presence { name: "dfinal_conv_state", .. })
     ));
-    assert_eq!(plain.read_outputs().unwrap().conv_state, None);
+    assert_eq!(plain.run_forward(&inputs(None)).unwrap().conv_state, None);
 
     let options = TapeOptions { conv_state: true, ..TapeOptions::default() };
     let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
@@ -112,8 +112,7 @@ fn conv_state_slices_are_checked() {
 
     // kk = 1: the window is empty, and an empty slice is the only one that fits.
     let kk1 = Tape::new(ctx, LayerConfig::new(1, 2, 16, 16, 1), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
-    assert!(kk1.write_inputs(&inputs(Some(&[]))).is_ok());
-    assert_eq!(kk1.read_outputs().unwrap().conv_state, Some(Vec::new()));
+    assert_eq!(kk1.run_forward(&inputs(Some(&[]))).unwrap().conv_state, Some(Vec::new()));
 }
 
 #[test]
@@ -173,4 +172,106 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
     let recurrent = Some(Family::Recurrent { checkpoint_interval: 8 });
     assert_eq!(runs(recurrent, Batch::Fixed { b: 1, t: 200 }), Family::Recurrent { checkpoint_interval: 8 });
     assert_eq!(runs(recurrent, Batch::Fixed { b: 2, t: 3 }), Family::Recurrent { checkpoint_interval: 3 });
+}
+
+#[test]
+fn a_backward_before_any_forward_and_a_read_before_its_pass_are_refused() {
+    let ctx = context();
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, TapeOptions::default()).unwrap();
+    let (qkv, dout) = (vec![0.5; 6 * small().channels()], vec![1.0; 6 * 32]);
+    let inputs = Inputs { qkv: &qkv, z: &[1.0; 6 * 32], a: &[0.0; 12], b: &[0.0; 12], h0: None, conv_state: None };
+    let conv = vec![0.25; small().channels() * 4];
+    tape.write_params(&Params { a_log: &[0.0; 2], dt_bias: &[0.0; 2], norm: &[1.0; 16], conv: &conv }).unwrap();
+    let order = |r: Result<(), Error>| match r {
+        Err(Error::Order { name, reason }) => format!("{name}: {reason}"),
+        other => panic!("expected an order error, got {other:?}"),
+    };
+    assert_eq!(
+        order(tape.run_backward(&dout, None).map(|_| ())),
+        "backward: no forward has run on this tape: the backward reads what the forward saves"
+    );
+    assert_eq!(order(tape.backward()), order(tape.run_backward(&dout, None).map(|_| ())));
+    assert_eq!(order(tape.read_outputs().map(|_| ())), "out: the forward that writes it has not run on this tape");
+    assert_eq!(order(tape.read(TapeBuffer::Ht).map(|_| ())), "ht: the forward that writes it has not run on this tape");
+    assert_eq!(order(tape.read_gradients().map(|_| ())), "dqkv: the backward that writes it has not run on this tape");
+    // What the caller writes reads back at any time.
+    assert_eq!(tape.read(TapeBuffer::Qkv).unwrap(), vec![0.0; qkv.len()]);
+
+    let outputs = tape.run_forward(&inputs).unwrap();
+    assert!(outputs.out.iter().all(|x| x.is_finite()) && outputs.out.iter().any(|&x| x != 0.0));
+    assert_eq!(
+        order(tape.read(TapeBuffer::Da).map(|_| ())),
+        "da: the backward that writes it has not run on this tape"
+    );
+    let grads = tape.run_backward(&dout, None).unwrap();
+    assert!(grads.dqkv.iter().all(|x| x.is_finite()) && grads.dqkv.iter().any(|&x| x != 0.0));
+}
+
+#[test]
+fn a_rejected_call_writes_nothing() {
+    let ctx = context();
+    let options = TapeOptions { final_state_grad: true, ..TapeOptions::default() };
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
+    let channels = small().channels();
+    let (old_qkv, new_qkv) = (vec![0.5; 6 * channels], vec![-2.0; 6 * channels]);
+    let inputs = |qkv, z| Inputs { qkv, z, a: &[0.0; 12], b: &[0.0; 12], h0: None, conv_state: None };
+    tape.run_forward(&inputs(&old_qkv, &[1.0; 6 * 32])).unwrap();
+    // z one element short: refused after qkv was checked, and qkv keeps its old values.
+    let err = tape.run_forward(&inputs(&new_qkv, &[1.0; 6 * 32 - 1])).unwrap_err();
+    assert_eq!(err, Error::Length { name: "z", expected: 6 * 32, got: 6 * 32 - 1 });
+    assert_eq!(tape.read(TapeBuffer::Qkv).unwrap(), old_qkv);
+    assert_eq!(tape.read(TapeBuffer::Z).unwrap(), vec![1.0; 6 * 32]);
+
+    let conv = vec![0.25; channels * 4];
+    let params = |a_log, conv| Params { a_log, dt_bias: &[0.0; 2], norm: &[1.0; 16], conv };
+    tape.write_params(&params(&[0.5; 2], &conv)).unwrap();
+    let err = tape.write_params(&params(&[3.0; 2], &conv[1..])).unwrap_err();
+    assert_eq!(err, Error::Length { name: "conv", expected: channels * 4, got: channels * 4 - 1 });
+    assert_eq!(tape.read(TapeBuffer::ALog).unwrap(), vec![0.5; 2]);
+
+    // dhT missing from a tape made with final_state_grad: dout keeps its old values.
+    tape.write_output_grads(&[1.0; 6 * 32], Some(&[0.0; 1024])).unwrap();
+    assert!(matches!(tape.write_output_grads(&[7.0; 6 * 32], None), Err(Error::Presence { name: "dht", .. })));
+    assert_eq!(tape.read(TapeBuffer::Dout).unwrap(), vec![1.0; 6 * 32]);
+}
+
+#[test]
+fn absurd_sizes_are_typed_errors_naming_the_argument_before_any_allocation() {
+    let ctx = context();
+    let tape = |config, batch, family| {
+        let options = TapeOptions { family, ..TapeOptions::default() };
+        Tape::new(ctx, config, batch, options)
+    };
+    let refused = |config, batch| tape(config, batch, None).err().expect("refused");
+    // A batch beyond the device's buffers is refused before the host lays out 2^40 offsets.
+    for batch in [Batch::Fixed { b: 1 << 40, t: 1 }, Batch::Fixed { b: 1, t: 1 << 62 }] {
+        match refused(small(), batch) {
+            Error::Limit { what, needed, available, .. } => {
+                assert!(what.starts_with("buffer qkv"), "{what}");
+                assert!(needed > available);
+            }
+            other => panic!("expected a limit on qkv, got {other:?}"),
+        }
+    }
+    let err = refused(small(), Batch::Fixed { b: 1 << 40, t: 1 << 40 });
+    assert_eq!(err.to_string(), format!("batch: B·T = {} · {} overflows usize", 1u64 << 40, 1u64 << 40));
+    // Layer sizes whose products overflow, or exceed the kernels' u32 indices.
+    let fixed = Batch::Fixed { b: 1, t: 4 };
+    for (config, name) in [
+        (LayerConfig::new(1 << 62, 1 << 62, 16, 16, 4), "nk"),
+        (LayerConfig::new(1, 1 << 62, 16, 16, 4), "nv"),
+        (LayerConfig::new(1, 1 << 28, 16, 16, 4), "nv"),
+        (LayerConfig::new(1, 2, 16, 16, usize::MAX), "kk"),
+    ] {
+        match refused(config, fixed.clone()) {
+            Error::Config { name: got, reason } => {
+                assert_eq!(got, name, "{config:?}: {reason}");
+                assert!(reason.contains("u32"), "{reason}");
+            }
+            other => panic!("{config:?}: expected a config error on {name}, got {other:?}"),
+        }
+    }
+    // The largest checkpoint interval is cut to the batch's longest sequence.
+    let recurrent = Some(Family::Recurrent { checkpoint_interval: usize::MAX });
+    assert_eq!(tape(small(), fixed, recurrent).unwrap().family(), Family::Recurrent { checkpoint_interval: 4 });
 }

@@ -98,3 +98,23 @@ fn a_forward_only_tape_holds_less_computes_the_same_forward_and_refuses_the_back
         assert!(refused(forward_only.read(TapeBuffer::Dqkv).map(|_| ())));
     }
 }
+
+#[test]
+fn the_recurrent_scratch_holds_one_interval_of_states_but_its_last() {
+    let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
+    // qwen3.5-large at T = 64, the README's CPU-sized run: 64 value heads of 128 × 128 states.
+    let config = LayerConfig::new(16, 64, 128, 128, 4);
+    let tape = |checkpoint_interval| {
+        let options = TapeOptions { family: Some(Family::Recurrent { checkpoint_interval }), ..TapeOptions::default() };
+        Tape::new(&ctx, config, Batch::Fixed { b: 1, t: 64 }, options)
+    };
+    let (every_32, every_16) = (tape(32).expect("fits 128 MiB bindings"), tape(16).unwrap());
+    // Interval 32 → 16: 2 more stored states per head (ckpt), 16 fewer scratch states and kv rows.
+    let (state, heads) = (128 * 128, 64);
+    let fewer = heads * 16 * (state + 128) - heads * 2 * state;
+    assert_eq!(every_32.device_bytes() - every_16.device_bytes(), 4 * fewer as u64);
+    // At 32, the scratch is 31 states and 32 kv rows per head: 125.0 MiB, under lavapipe's 128 MiB.
+    let scratch = 4 * heads * (31 * state + 32 * 128);
+    assert_eq!(scratch, 131_072_000);
+    assert!(scratch as u64 <= ctx.device().limits().max_storage_buffer_binding_size);
+}

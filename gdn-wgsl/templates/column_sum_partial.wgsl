@@ -1,11 +1,15 @@
-// Partial column sums of a row-major matrix src[rows, cols]. Workgroup (x: COLUMNS columns,
-// y: row block); writes partial[block, col], summed by column_sum_finish. Fixed order: deterministic.
+// Partial column sums of a row-major matrix src[rows, cols]. Workgroup (COLUMNS columns, row
+// block), column groups fastest, the grid folded; writes partial[block, col], summed by
+// column_sum_finish. Fixed order: deterministic.
 
 @compute @workgroup_size(COLUMNS)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let col = wg.x * COLUMNS + lid;
-    let block = wg.y;
-    if (col >= reduce.cols) {
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let groups = (reduce.cols + COLUMNS - 1u) / COLUMNS;
+    let job = folded(wg, nwg);
+    let block = job / groups;
+    let col = (job % groups) * COLUMNS + lid;
+    if (block >= reduce.blocks || col >= reduce.cols) {
         return;
     }
     let first = block * reduce.rows_per_block;

@@ -1,13 +1,16 @@
 // Partial sums of dconv[c, j] = Σ_t dpre[t, c]·x[t − (kk − 1) + j, c], positions before t's
 // sequence start read from its conv state (or zero): column col = c·kk + j, rows are tokens.
-// Workgroup (x: COLUMNS columns, y: row block); writes partial[block, col], summed by
-// column_sum_finish.
+// Workgroup (COLUMNS columns, row block), column groups fastest, the grid folded; writes
+// partial[block, col], summed by column_sum_finish.
 
 @compute @workgroup_size(COLUMNS)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {
-    let col = wg.x * COLUMNS + lid;
-    let block = wg.y;
-    if (col >= reduce.cols) {
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let groups = (reduce.cols + COLUMNS - 1u) / COLUMNS;
+    let job = folded(wg, nwg);
+    let block = job / groups;
+    let col = (job % groups) * COLUMNS + lid;
+    if (block >= reduce.blocks || col >= reduce.cols) {
         return;
     }
     let c = col / layer.kk;

@@ -1,6 +1,6 @@
 // From the family's partials of dℓ and dβ (layer.gate_parts of each per token and head):
-// da = dℓ·(−exp(a_log))·σ(arg), db = dβ·β(1 − β) with 1 − β = σ(−b) (1 − β cancels in f32 when
-// β → 1), and the per-element terms of the parameter gradients, dlog_term = dℓ·ℓ (summed into
+// da = dℓ·(−exp(a_log))·σ(arg) (in log space), db = dβ·β(1 − β) with 1 − β = σ(−b) (1 − β cancels
+// in f32 when β → 1), and the per-element terms of the parameter gradients, dlog_term = dℓ·ℓ (summed into
 // da_log; ddt_bias sums da). dℓ = dg·g: the families never divide by g, which underflows.
 // One thread per (token, value head).
 
@@ -21,7 +21,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let arg = a[e] + dt_bias[h];
     let bt = gate_beta(e);
-    da[e] = dell * (-exp(a_log[h])) * sigmoid(arg);
+    // ∂ℓ/∂arg = −exp(a_log + ln σ(arg)), whose exponent is at most ℓ's (σ ≤ softplus), so finite
+    // below the cap; at the cap ℓ is constant and both its derivatives are 0 (and dℓ = dg·g is 0).
+    let open = log_decay_exponent(a_log[h], arg) < LOG_DECAY_CAP;
+    da[e] = select(0.0, -dell * exp(a_log[h] - softplus(-arg)), open);
     db[e] = dbeta * bt * sigmoid(-b[e]);
-    dlog_term[e] = dell * gate_log_decay(e);
+    dlog_term[e] = select(0.0, dell * gate_log_decay(e), open);
 }

@@ -1,4 +1,5 @@
-// ℓ = ln g = −exp(a_log)·softplus(a + dt_bias), β = σ(b). One thread per (token, value head).
+// ℓ = ln g = −exp(a_log)·softplus(a + dt_bias) (in log space, capped: math.wgsl's log_decay), β = σ(b).
+// One thread per (token, value head).
 
 @compute @workgroup_size(ELEMENTS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

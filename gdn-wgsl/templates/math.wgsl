@@ -30,9 +30,28 @@ fn softplus(x: f32) -> f32 {
     return log1p(exp(x));
 }
 
+// ln softplus(x), finite for every finite x: x where softplus(x) = eˣ to f32's precision (below −20;
+// softplus itself underflows to 0 below −104), ln x above 20.
+fn log_softplus(x: f32) -> f32 {
+    if (x < -20.0) {
+        return x;
+    }
+    return log(softplus(x));
+}
+
+// The exponent of −ℓ = exp(a_log)·softplus(a + dt_bias), taken in log space so that neither
+// exp(a_log) (a_log ≥ 89) nor the product overflows, nor 0·∞ (softplus underflowing) is NaN.
+fn log_decay_exponent(a_log: f32, arg: f32) -> f32 {
+    return a_log + log_softplus(arg);
+}
+
+// ℓ = ln g stops at −e^LOG_DECAY_CAP ≈ −200: g = e^ℓ is 0 in f32 already below −104, so nothing
+// the layer computes changes, but ℓ and the chunked family's sums of up to 64 of them stay finite.
+const LOG_DECAY_CAP: f32 = 5.3;
+
 // ln g = −exp(a_log)·softplus(a + dt_bias): kept in log form so that g → 0 stays finite.
 fn log_decay(a_log: f32, arg: f32) -> f32 {
-    return -exp(a_log) * softplus(arg);
+    return -exp(min(log_decay_exponent(a_log, arg), LOG_DECAY_CAP));
 }
 
 // Linear workgroup index of a grid folded into x and y (x is capped at 65 535 workgroups).

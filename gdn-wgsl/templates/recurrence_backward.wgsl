@@ -19,15 +19,16 @@ var<workgroup> red_row: array<f32, TX * RB>;
 const TILE: u32 = RY * RX;
 const THREADS: u32 = TX * TY;
 
-// The scratch holds, per workgroup `job`, the states of one segment (ckpt_interval · TILE · THREADS
-// floats, thread-minor so that a warp's stores are contiguous), then, after all workgroups' states,
-// the segment's kv rows (ckpt_interval · CB floats per workgroup).
+// The scratch holds, per workgroup `job`, the states of one segment but its last, which stays in
+// registers ((ckpt_interval − 1) · TILE · THREADS floats, thread-minor so that a warp's stores are
+// contiguous), then, after all workgroups' states, the segment's kv rows (ckpt_interval · CB floats
+// per workgroup).
 fn scratch_index(job: u32, step: u32, e: u32, tid: u32) -> u32 {
-    return ((job * layer.ckpt_interval + step) * TILE + e) * THREADS + tid;
+    return ((job * (layer.ckpt_interval - 1u) + step) * TILE + e) * THREADS + tid;
 }
 
 fn kv_scratch_index(job: u32, step: u32, col: u32) -> u32 {
-    let states = layer.seqs * layer.nv * layer.ckpt_interval * TILE * THREADS;
+    let states = layer.seqs * layer.nv * (layer.ckpt_interval - 1u) * TILE * THREADS;
     return states + (job * layer.ckpt_interval + step) * CB + col;
 }
 
@@ -111,6 +112,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             }
             workgroupBarrier();
         }
+        // The kv rows were written by the ty = 0 invocations and are read by every one: storage
+        // memory, which only storageBarrier orders between invocations.
+        storageBarrier();
 
         // Reverse sweep over the segment; s holds S_{t1−1} from the replay.
         for (var back = t0; back < t1; back = back + 1u) {
@@ -212,6 +216,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             }
             workgroupBarrier();
         }
+        // Every invocation has read this segment's kv rows before the next replay overwrites them.
+        storageBarrier();
     }
 
     if (layer.has_h0 != 0u) {

@@ -134,3 +134,28 @@ fn unsupported_sizes_name_the_dim_and_the_generated_sizes() {
     assert!(text.starts_with("dv = 100 has no generated kernels; generated head sizes are [8, 16,"), "{text}");
     assert!(HeadDims::new(48, 80).is_ok());
 }
+
+/// Storage memory written by one invocation and read by another of its workgroup needs
+/// `storageBarrier()` between (WGSL's `workgroupBarrier()` orders workgroup memory only): the
+/// recurrent backward's kv rows, written by the `ty = 0` invocations during the replay, read by
+/// all in the reverse sweep, then overwritten by the next segment's replay.
+#[test]
+fn the_recurrent_backward_orders_its_shared_kv_rows_with_storage_barriers() {
+    for dims in HeadDims::all() {
+        let wgsl = kernel_source(Kernel::RecurrenceBackward, dims, Precision::F32).wgsl;
+        let at = |needle: &str| wgsl.find(needle).unwrap_or_else(|| panic!("{dims}: {needle} not found"));
+        let (write, read) = (
+            at("scratch[kv_scratch_index(job, t - t0, col)] = kv;"),
+            at("= scratch[kv_scratch_index(job, step, col)];"),
+        );
+        assert!(
+            wgsl[write..read].contains("storageBarrier();"),
+            "{dims}: no storage barrier between the kv write and read"
+        );
+        let next_replay = wgsl[read..].find("if (layer.has_h0").map(|n| read + n).expect("the dh0 store follows");
+        assert!(
+            wgsl[read..next_replay].contains("storageBarrier();"),
+            "{dims}: no storage barrier before the next replay"
+        );
+    }
+}

@@ -1,0 +1,68 @@
+//! The `gdn-check` command on bad arguments and environments: a one-line message naming what was
+//! wrong and exit status 2 — never a panic (status 101) — and nothing run before the check.
+
+use std::process::{Command, Output};
+
+fn gdn_check(args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_gdn-check"));
+    command.args(args).env("XDG_RUNTIME_DIR", "/tmp");
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    command.output().expect("gdn-check starts")
+}
+
+/// Asserts exit status 2 with a message on stderr containing every one of `words`.
+fn refused(output: &Output, words: &[&str]) {
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "stderr: {stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    for word in words {
+        assert!(stderr.contains(word), "{word:?} not in {stderr}");
+    }
+}
+
+#[test]
+fn an_empty_batch_is_refused_by_name() {
+    refused(&gdn_check(&["run", "--batch", "0"], &[]), &["--batch", "at least 1"]);
+    refused(&gdn_check(&["run", "--seq", "0"], &[]), &["--seq", "at least 1"]);
+}
+
+#[test]
+fn a_backend_variable_naming_no_backend_says_so() {
+    let output = gdn_check(&["run", "--batch", "1", "--seq", "1"], &[("WGPU_BACKEND", "bogus")]);
+    refused(&output, &["WGPU_BACKEND=\"bogus\"", "\"bogus\" is not a backend"]);
+}
+
+#[test]
+fn absurd_batches_are_refused_by_the_device_limit_they_exceed() {
+    for args in [["--batch", "100000000"], ["--seq", "1000000000"]] {
+        let output = gdn_check(&["run", args[0], args[1]], &[]);
+        refused(&output, &["buffer qkv", "needs"]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert!(!stdout.contains("reference check"), "{stdout}");
+    }
+}
+
+#[test]
+fn device_limits_are_checked_before_the_reference_runs() {
+    // 65 536 tokens of qwen3-next: 2 GiB of qkv, beyond lavapipe's and most GPUs' binding limit;
+    // before, the f64 reference ran on the whole sequence first (a minute of CPU), then the tape
+    // was refused.
+    let start = std::time::Instant::now();
+    let output = gdn_check(&["run", "--seq", "65536"], &[]);
+    refused(&output, &["buffer qkv"]);
+    assert!(!String::from_utf8_lossy(&output.stdout).contains("reference check"));
+    assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+}
+
+#[test]
+fn no_reference_sequences_means_no_reference_check() {
+    let args = ["run", "--preset", "qwen3.5-small", "--seq", "2", "--repeat", "1", "--reference-sequences", "0"];
+    let output = gdn_check(&args, &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("no reference check (--reference-sequences 0)"), "{stdout}");
+    assert!(!stdout.contains("reference check on"), "{stdout}");
+    assert!(stdout.contains("device time"), "{stdout}");
+}
