@@ -5,7 +5,7 @@
 use crate::family::Geometry;
 use crate::plan::{Plan, folded};
 use crate::{Context, Result};
-use gdn_wgsl::{COLUMNS, CONV_GROUP, ELEMENTS, Kernel, ReduceUniform};
+use gdn_wgsl::{COLUMNS, ELEMENTS, Kernel, ReduceUniform};
 
 /// The parameter gradients that are plain column sums of a per-element term: (term, total).
 const SUMS: [(&str, &str); 3] = [("dnorm_term", "dnorm"), ("dlog_term", "da_log"), ("da", "ddt_bias")];
@@ -37,11 +37,6 @@ fn elements(n: usize) -> usize {
     n.div_ceil(ELEMENTS as usize)
 }
 
-/// Workgroups of a conv kernel over `n` elements, CONV_GROUP adjacent channels per invocation.
-fn conv_groups(n: usize) -> usize {
-    elements(n.div_ceil(CONV_GROUP as usize))
-}
-
 /// Appends `kernel` over `count` workgroups (folded under the grid limit).
 fn push(ctx: &Context, g: &Geometry, plan: &mut Plan, kernel: Kernel, count: usize) -> Result<()> {
     plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])
@@ -51,7 +46,7 @@ fn push(ctx: &Context, g: &Geometry, plan: &mut Plan, kernel: Kernel, count: usi
 pub(crate) fn forward(ctx: &Context, g: &Geometry) -> Result<Plan> {
     let (config, tokens) = (g.config, g.tokens());
     let mut plan = Plan::default();
-    push(ctx, g, &mut plan, Kernel::ConvForward, conv_groups(tokens * config.channels()))?;
+    push(ctx, g, &mut plan, Kernel::ConvForward, elements(tokens * config.channels()))?;
     push(ctx, g, &mut plan, Kernel::QkNormForward, tokens * config.nk)?;
     push(ctx, g, &mut plan, Kernel::GatesForward, elements(tokens * config.nv))?;
     g.family.forward(ctx, g, &mut plan)?;
@@ -68,8 +63,8 @@ pub(crate) fn backward(ctx: &Context, g: &Geometry) -> Result<Plan> {
     g.family.backward(ctx, g, &mut plan)?;
     push(ctx, g, &mut plan, Kernel::GatesBackward, elements(tokens * config.nv))?;
     push(ctx, g, &mut plan, Kernel::QkNormBackward, tokens * config.nk)?;
-    push(ctx, g, &mut plan, Kernel::ConvBackwardPre, conv_groups(tokens * config.channels()))?;
-    push(ctx, g, &mut plan, Kernel::ConvBackwardInput, conv_groups(tokens * config.channels()))?;
+    push(ctx, g, &mut plan, Kernel::ConvBackwardPre, elements(tokens * config.channels()))?;
+    push(ctx, g, &mut plan, Kernel::ConvBackwardInput, elements(tokens * config.channels()))?;
     let sums = std::iter::once((Kernel::DconvPartial, None, "dconv"))
         .chain(SUMS.iter().map(|&(src, total)| (Kernel::ColumnSumPartial, Some(src), total)));
     for (((partial_kernel, src, total), shape), uniform) in sums.zip(reductions(g)).zip(REDUCE_UNIFORMS) {

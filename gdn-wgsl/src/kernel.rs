@@ -38,17 +38,6 @@ use BindingKind::{LayerUniform, ReadF32, ReadU32, ReduceUniform, WriteF32};
 
 /// Threads per workgroup of the element-wise kernels.
 pub const ELEMENTS: u32 = 256;
-/// Adjacent channels of one token per invocation of conv_forward, conv_backward_pre and
-/// conv_backward_input: every channel count is a multiple of it (every generated head size is a
-/// multiple of 8).
-pub const CONV_GROUP: u32 = 4;
-const _: () = {
-    let mut i = 0;
-    while i < crate::dims::SUPPORTED_SIZES.len() {
-        assert!(crate::dims::SUPPORTED_SIZES[i] % CONV_GROUP == 0, "channel counts must be multiples of CONV_GROUP");
-        i += 1;
-    }
-};
 /// Columns per workgroup of the column sums.
 pub const COLUMNS: u32 = 64;
 /// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
@@ -240,10 +229,10 @@ impl Kernel {
             ]
         };
         match self {
-            Kernel::ConvForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
-                vec![("ELEMENTS", ELEMENTS), ("CONV_GROUP", CONV_GROUP)]
+            Kernel::ConvForward | Kernel::GatesForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
+                vec![("ELEMENTS", ELEMENTS)]
             }
-            Kernel::GatesForward | Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
+            Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => vec![("COLUMNS", COLUMNS)],
             Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
@@ -306,7 +295,6 @@ const QK_ROWS: (&str, &str) = ("qk_rows", include_str!("../templates/qk_rows.wgs
 const GATE_VALUES: (&str, &str) = ("gate_values", include_str!("../templates/gate_values.wgsl"));
 const CONV_TAP: (&str, &str) = ("conv_tap", include_str!("../templates/conv_tap.wgsl"));
 const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
-const CONV_WEIGHTS: (&str, &str) = ("conv_weights", include_str!("../templates/conv_weights.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
 const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templates/matmul_staging.wgsl"));
@@ -327,7 +315,7 @@ const MATMUL_TENSOR_CORE_BYTES: u32 = (64 * 24 + 16 * 72) * 2 + 64 * 64 * 4;
 const CONV_FORWARD: Spec = Spec {
     name: "conv_forward",
     template: include_str!("../templates/conv_forward.wgsl"),
-    snippets: &[SEQUENCES, CONV_WEIGHTS, CONV_TAP, CONV_PRE],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_PRE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -463,7 +451,7 @@ const QK_NORM_BACKWARD: Spec = Spec {
 const CONV_BACKWARD_PRE: Spec = Spec {
     name: "conv_backward_pre",
     template: include_str!("../templates/conv_backward_pre.wgsl"),
-    snippets: &[SEQUENCES, CONV_WEIGHTS, CONV_TAP, CONV_PRE],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_PRE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -478,7 +466,7 @@ const CONV_BACKWARD_PRE: Spec = Spec {
 const CONV_BACKWARD_INPUT: Spec = Spec {
     name: "conv_backward_input",
     template: include_str!("../templates/conv_backward_input.wgsl"),
-    snippets: &[SEQUENCES, CONV_WEIGHTS],
+    snippets: &[SEQUENCES],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),

@@ -2,24 +2,12 @@
 // with a conv state, the gradient arriving at the final window slot that holds token s. The thread
 // of each sequence's first token also writes dconv_state[n, ·, c]: the taps that read each slot of
 // the conv state, plus the final window's gradient for the slots it carries over (short sequences).
-// One thread per (token, CONV_GROUP channels); grid folded, ELEMENTS threads.
-
-fn dpre_at(t: u32, c: u32) -> vec4<f32> {
-    let at = t * layer.channels + c;
-    return vec4<f32>(dpre[at], dpre[at + 1u], dpre[at + 2u], dpre[at + 3u]);
-}
-
-// Slot k of sequence n's final-window gradient, channels c … c + 3.
-fn dfinal_at(n: u32, k: u32, c: u32) -> vec4<f32> {
-    let at = (n * (layer.kk - 1u) + k) * layer.channels + c;
-    return vec4<f32>(dfinal_conv_state[at], dfinal_conv_state[at + 1u], dfinal_conv_state[at + 2u],
-        dfinal_conv_state[at + 3u]);
-}
+// One thread per (token, channel); grid folded, ELEMENTS threads.
 
 @compute @workgroup_size(ELEMENTS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let i = (folded(wg, nwg) * ELEMENTS + lid) * CONV_GROUP;
+    let i = folded(wg, nwg) * ELEMENTS + lid;
     if (i >= layer.tokens * layer.channels) {
         return;
     }
@@ -28,40 +16,36 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let n = token_seq(s);
     let end = seq_end(n);
     let km1 = layer.kk - 1u;
-    var acc = vec4<f32>();
+    var acc = 0.0;
     for (var j = 0u; j < layer.kk; j = j + 1u) {
         let target_t = s + (km1 - j);
         if (target_t < end) {
-            acc = acc + conv_weights(c, j) * dpre_at(target_t, c);
+            acc = acc + conv[c * layer.kk + j] * dpre[target_t * layer.channels + c];
         }
     }
-    if (layer.has_conv_state != 0u && end - s <= km1) {
-        acc = acc + dfinal_at(n, km1 - (end - s), c);
-    }
-    dqkv[i] = acc.x;
-    dqkv[i + 1u] = acc.y;
-    dqkv[i + 2u] = acc.z;
-    dqkv[i + 3u] = acc.w;
-    let start = seq_start(n);
-    if (layer.has_conv_state == 0u || s != start) {
+    if (layer.has_conv_state == 0u) {
+        dqkv[i] = acc;
         return;
     }
-    let len = end - start;
-    for (var k = 0u; k < km1; k = k + 1u) {
-        var d = vec4<f32>();
-        // Tap j of the conv at token start + k − j reads slot k.
-        for (var j = 0u; j <= k; j = j + 1u) {
-            if (k - j < len) {
-                d = d + conv_weights(c, j) * dpre_at(start + k - j, c);
+    if (end - s <= km1) {
+        acc = acc + dfinal_conv_state[(n * km1 + km1 - (end - s)) * layer.channels + c];
+    }
+    dqkv[i] = acc;
+    let start = seq_start(n);
+    if (s == start) {
+        let len = end - start;
+        for (var k = 0u; k < km1; k = k + 1u) {
+            var d = 0.0;
+            // Tap j of the conv at token start + k − j reads slot k.
+            for (var j = 0u; j <= k; j = j + 1u) {
+                if (k - j < len) {
+                    d = d + conv[c * layer.kk + j] * dpre[(start + k - j) * layer.channels + c];
+                }
             }
+            if (k >= len) {
+                d = d + dfinal_conv_state[(n * km1 + k - len) * layer.channels + c];
+            }
+            dconv_state[(n * km1 + k) * layer.channels + c] = d;
         }
-        if (k >= len) {
-            d = d + dfinal_at(n, k - len, c);
-        }
-        let at = (n * km1 + k) * layer.channels + c;
-        dconv_state[at] = d.x;
-        dconv_state[at + 1u] = d.y;
-        dconv_state[at + 2u] = d.z;
-        dconv_state[at + 3u] = d.w;
     }
 }

@@ -1,23 +1,19 @@
 // Causal depthwise conv + SiLU: y[t, c] = silu(Σ_j conv[c, j]·x[t − (kk − 1) + j, c]), positions
 // before t's sequence start read its conv state (or zero). With a conv state, the thread of each
-// sequence's last token also writes the sequence's final window [seqs, kk − 1, C] for its channels:
+// sequence's last token also writes the sequence's final window [seqs, kk − 1, C] for channel c:
 // its last kk − 1 raw tokens, reaching into the old state when it is shorter.
-// One thread per (token, CONV_GROUP channels); grid folded, ELEMENTS threads.
+// One thread per (token, channel); grid folded, ELEMENTS threads.
 
 @compute @workgroup_size(ELEMENTS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let i = (folded(wg, nwg) * ELEMENTS + lid) * CONV_GROUP;
+    let i = folded(wg, nwg) * ELEMENTS + lid;
     if (i >= layer.tokens * layer.channels) {
         return;
     }
     let t = i / layer.channels;
     let c = i % layer.channels;
-    let pre = conv_pre(t, c);
-    y[i] = silu(pre.x);
-    y[i + 1u] = silu(pre.y);
-    y[i + 2u] = silu(pre.z);
-    y[i + 3u] = silu(pre.w);
+    y[i] = silu(conv_pre(t, c));
     if (layer.has_conv_state == 0u) {
         return;
     }
@@ -26,12 +22,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (t + 1u == end) {
         let km1 = layer.kk - 1u;
         for (var s = 0u; s < km1; s = s + 1u) {
-            let window = conv_taps(n, seq_start(n), end, s, c);
-            let at = (n * km1 + s) * layer.channels + c;
-            final_conv_state[at] = window.x;
-            final_conv_state[at + 1u] = window.y;
-            final_conv_state[at + 2u] = window.z;
-            final_conv_state[at + 3u] = window.w;
+            final_conv_state[(n * km1 + s) * layer.channels + c] = conv_tap(n, seq_start(n), end, s, c);
         }
     }
 }

@@ -12,18 +12,3 @@ fn conv_tap(n: u32, start: u32, t: u32, j: u32, c: u32) -> f32 {
     }
     return 0.0;
 }
-
-// conv_tap for the CONV_GROUP channels c … c + CONV_GROUP − 1 (c a multiple of CONV_GROUP).
-fn conv_taps(n: u32, start: u32, t: u32, j: u32, c: u32) -> vec4<f32> {
-    let km1 = layer.kk - 1u;
-    let rel = t - start + j;
-    if (rel >= km1) {
-        let at = (t + j - km1) * layer.channels + c;
-        return vec4<f32>(qkv[at], qkv[at + 1u], qkv[at + 2u], qkv[at + 3u]);
-    }
-    if (layer.has_conv_state != 0u) {
-        let at = (n * km1 + rel) * layer.channels + c;
-        return vec4<f32>(conv_state[at], conv_state[at + 1u], conv_state[at + 2u], conv_state[at + 3u]);
-    }
-    return vec4<f32>();
-}
