@@ -33,8 +33,16 @@ fn device_bytes_cover_the_tensors_and_grow_with_tokens() {
     let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
     // nk 1, nv 2, dk = dv = 16, kk 4: C = 2·16 + 2·16 = 64 channels, value width 32.
     let config = LayerConfig::new(1, 2, 16, 16, 4);
-    let tape = |t: usize| Tape::new(&ctx, config, Batch::Fixed { b: 1, t }, TapeOptions::default()).unwrap();
-    let (short, long, longer) = (tape(32), tape(64), tape(96));
+    // Each family named with a knob no longer than the shortest batch, so that fitting leaves it as
+    // it is (the family a tape picks itself depends on the adapter, and its knob on T).
+    for family in [Family::Recurrent { checkpoint_interval: 16 }, Family::Chunked { chunk: 16 }] {
+        let options = TapeOptions { family: Some(family), ..TapeOptions::default() };
+        let tape = |t: usize| Tape::new(&ctx, config, Batch::Fixed { b: 1, t }, options.clone()).unwrap();
+        grows_with_tokens(tape(32), tape(64), tape(96));
+    }
+}
+
+fn grows_with_tokens(short: Tape, long: Tape, longer: Tape) {
 
     let visible: usize = EVERY_BUFFER.iter().map(|&b| short.len(b)).sum();
     // Per token: qkv, dqkv (64 each), z, out, dout, dz (32 each), a, b, da, db (2 each); per
