@@ -9,8 +9,9 @@
 // It computes q̂, k̂ of every token once (into workgroup memory), then runs its value heads one
 // after the other, each state held in registers across the tokens: DECODE_THREADS threads, TX
 // across columns and TY across rows, a thread holding rows ty + r·TY and columns tx + c·TX (so a
-// warp's loads of a state row are contiguous). The window is shifted last, after a barrier that
-// follows every read of it.
+// warp's loads of a state row are contiguous). Loads are issued early where they can be (the first
+// head's state before the q/k prologue, a token's v, z and gates before its first reduction). The
+// window is shifted last, after a barrier that follows every read of it.
 //
 // Layouts: slots [seqs] (distinct, checked by the host); qkv [seqs, T, C]; z, out [seqs, T, nv·DV];
 // gate_inputs a then b, each [seqs, T, nv]; params a_log [nv] | dt_bias [nv] | norm [DV] |
@@ -37,6 +38,24 @@ fn hat(which: u32, t: u32, row: u32) -> f32 {
     return qk[(2u * t + which) * DK + min(row, DK - 1u)] * f32(row < DK);
 }
 
+// This thread's elements of the state that starts at `at`: rows ty + i·TY, columns tx + c·TX
+// (zero outside the state).
+fn load_state(at: u32, tx: u32, ty: u32) -> array<f32, RY * RX> {
+    var s: array<f32, RY * RX>;
+    for (var i = 0u; i < RY; i = i + 1u) {
+        for (var c = 0u; c < RX; c = c + 1u) {
+            let row = ty + i * TY;
+            let col = tx + c * TX;
+            var value = 0.0;
+            if (row < DK && col < DV) {
+                value = state[at + row * DV + col];
+            }
+            s[i * RX + c] = value;
+        }
+    }
+    return s;
+}
+
 @compute @workgroup_size(VEC)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -52,6 +71,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let tx = tid % TX;
     let ty = tid / TX;
     let width = layer.nv * DV;
+
+    // The first value head's state, loaded before the q/k prologue so that the loads overlap it.
+    var s = load_state((slot * layer.nv + key * layer.rep) * DK * DV, tx, ty);
 
     // q̂ and k̂ of every token, as qk_norm_forward computes them.
     for (var t = 0u; t < steps; t = t + 1u) {
@@ -76,17 +98,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     for (var r = 0u; r < layer.rep; r = r + 1u) {
         let h = key * layer.rep + r;
         let state_at = (slot * layer.nv + h) * DK * DV;
-        var s: array<f32, RY * RX>;
-        for (var i = 0u; i < RY; i = i + 1u) {
-            for (var c = 0u; c < RX; c = c + 1u) {
-                let row = ty + i * TY;
-                let col = tx + c * TX;
-                var value = 0.0;
-                if (row < DK && col < DV) {
-                    value = state[state_at + row * DV + col];
-                }
-                s[i * RX + c] = value;
-            }
+        if (r > 0u) {
+            s = load_state(state_at, tx, ty);
         }
         let a_log = params[h];
         let dt_bias = params[layer.nv + h];
@@ -95,6 +108,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let e = tok * layer.nv + h;
             let g = exp(log_decay(a_log, gate_inputs[e] + dt_bias));
             let beta = sigmoid(gate_inputs[layer.tokens * layer.nv + e]);
+            // This token's inputs first, so that their loads overlap the first reduction.
+            var v: array<f32, RX>;
+            var gate_z: array<f32, RX>;
+            for (var c = 0u; c < RX; c = c + 1u) {
+                let col = min(tx + c * TX, DV - 1u);
+                v[c] = decode_conv(slot, start, tok, 2u * layer.nk * DK + h * DV + col);
+                gate_z[c] = silu(z[tok * width + h * DV + col]);
+            }
             for (var c = 0u; c < RX; c = c + 1u) {
                 var acc = 0.0;
                 for (var i = 0u; i < RY; i = i + 1u) {
@@ -111,9 +132,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 for (var y_group = 0u; y_group < TY; y_group = y_group + 1u) {
                     kv = kv + red[y_group * CB + col];
                 }
-                let v_channel = 2u * layer.nk * DK + h * DV + min(col, DV - 1u);
-                let v = decode_conv(slot, start, tok, v_channel) * f32(col < DV);
-                u[c] = beta * (v - kv);
+                u[c] = beta * (v[c] * f32(col < DV) - kv);
             }
             workgroupBarrier();
             for (var c = 0u; c < RX; c = c + 1u) {
@@ -145,7 +164,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                     let col = tx + c * TX;
                     if (col < DV) {
                         let at = tok * width + h * DV + col;
-                        out[at] = o[c] * rstd * params[2u * layer.nv + col] * silu(z[at]);
+                        out[at] = o[c] * rstd * params[2u * layer.nv + col] * gate_z[c];
                     }
                 }
             }
