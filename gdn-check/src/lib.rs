@@ -4,10 +4,13 @@
 //! forward and backward on the device (outputs poisoned with NaN first, so an unwritten element
 //! fails) and on the reference, and returns a [`Report`]: the relative RMS error of every tensor
 //! against its bar. [`fuzz`] draws cases with proptest and shrinks failures; [`presets`] holds
-//! the real layer shapes. The binary `gdn-check` is the command a newcomer runs first.
+//! the real layer shapes; [`decode`] checks the decode step against the
+//! one-shot forward. The binary `gdn-check` is the command a newcomer runs first.
 #![forbid(unsafe_code)]
 
 mod case;
+pub mod decode;
+pub mod decode_command;
 pub mod fuzz;
 pub mod presets;
 mod report;

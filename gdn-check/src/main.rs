@@ -4,6 +4,8 @@
 //!   shape, compares every tensor with the f64 reference (on a sample of sequences when the whole
 //!   batch would be slow on the CPU), and prints the errors against their bars and device times.
 //! - `gdn-check fuzz`: a shape-fuzzing campaign against the reference, with a progress bar.
+//! - `gdn-check decode`: the decode step over many sequences, token by token, against the one-shot
+//!   forward and the reference, and its device time.
 
 use clap::{Args, Parser, Subcommand};
 use gdn_check::Case;
@@ -28,6 +30,8 @@ enum Command {
     Run(RunArgs),
     /// Fuzz shapes against the reference; failures shrink and are persisted as regressions.
     Fuzz(FuzzArgs),
+    /// Decode sequences a step at a time, compare with the one-shot forward, time a step.
+    Decode(gdn_check::decode_command::DecodeArgs),
 }
 
 #[derive(Args)]
@@ -124,6 +128,7 @@ fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Run(args) => run(&args),
         Command::Fuzz(args) => fuzz(&args),
+        Command::Decode(args) => context().and_then(|ctx| gdn_check::decode_command::command(&ctx, &args)),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

@@ -66,13 +66,18 @@ fn allocate(ctx: &Context, name: &str, bytes: u64, usage: wgpu::BufferUsages) ->
 
 /// Copies the first `len` f32 of `buffer` back to the host, waiting for the queue.
 pub(crate) fn read_f32(ctx: &Context, buffer: &wgpu::Buffer, len: usize) -> Result<Vec<f32>> {
+    read_f32_at(ctx, buffer, 0, len)
+}
+
+/// Copies `len` f32 of `buffer` from element `first` back to the host, waiting for the queue.
+pub(crate) fn read_f32_at(ctx: &Context, buffer: &wgpu::Buffer, first: usize, len: usize) -> Result<Vec<f32>> {
     let bytes = len as u64 * WORD;
     if bytes == 0 {
         return Ok(Vec::new());
     }
     let staging = allocate(ctx, "read-back", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
     let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("read-back") });
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, bytes);
+    encoder.copy_buffer_to_buffer(buffer, first as u64 * WORD, &staging, 0, bytes);
     ctx.queue().submit([encoder.finish()]);
     let (sender, receiver) = std::sync::mpsc::channel();
     staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {

@@ -108,6 +108,24 @@ pub enum Error {
         /// Its size.
         bytes: u64,
     },
+    /// A decode step beyond the sizes its decoder was built for (sequences, tokens per sequence).
+    #[error("{name}: {got} exceeds the decoder's capacity of {capacity}")]
+    Capacity {
+        /// The argument.
+        name: &'static str,
+        /// What the decoder was built for.
+        capacity: usize,
+        /// What the call asked for.
+        got: usize,
+    },
+    /// A state-pool slot index out of range, or given twice in one decode step.
+    #[error("slot {slot}: {reason}")]
+    Slot {
+        /// The slot index.
+        slot: usize,
+        /// What is wrong.
+        reason: String,
+    },
     /// wgpu reported an error (a validation error is a bug of this crate: please report it).
     #[error("device error during {during}: {message}")]
     Device {

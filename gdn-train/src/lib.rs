@@ -8,6 +8,9 @@
 //!   [`Tape::encode_forward`] / [`Tape::encode_backward`] record into the caller's encoder, so a
 //!   training loop chains the layer with its own device work without a host round trip;
 //!   [`Tape::run_forward`] / [`Tape::run_backward`] upload from and read back to host slices.
+//! - [`Decoder`] runs the forward for inference a step at a time — a few new tokens for each of
+//!   many sequences — reading and updating their recurrent and conv states in place in a
+//!   caller-owned [`StatePool`], addressed by slot (continuous batching), one fused kernel a step.
 //! - Everything [`gdn_ref`](https://docs.rs/gdn-ref) computes is here: `h0`/`hT`, `dh0`/`dhT`,
 //!   the conv window carried across calls ([`TapeOptions::conv_state`]: its last `kk − 1` raw qkv
 //!   tokens in and out, its gradient in and out), the gradients of the four inputs and of the
@@ -37,6 +40,7 @@ mod buffers;
 mod chunked;
 mod config;
 mod context;
+mod decode;
 mod error;
 mod family;
 mod host;
@@ -45,6 +49,7 @@ mod pipelines;
 mod plan;
 mod progress;
 mod recurrent;
+mod state_pool;
 mod tape;
 mod tape_buffer;
 mod timestamps;
@@ -52,10 +57,12 @@ mod timing;
 
 pub use config::{Batch, LayerConfig, TapeOptions};
 pub use context::{Context, ContextOptions};
+pub use decode::{DecodeBuffer, DecodeCapacity, DecodeInputs, Decoder};
 pub use error::{Error, Result};
 pub use family::Family;
-pub use gdn_wgsl::{Precision, UnsupportedDims};
+pub use gdn_wgsl::{MAX_DECODE_TOKENS, Precision, UnsupportedDims};
 pub use host::{Gradients, Inputs, Outputs, Params};
+pub use state_pool::{SlotState, StatePool};
 pub use tape::Tape;
 pub use tape_buffer::TapeBuffer;
 pub use timing::{Clock, Pass};

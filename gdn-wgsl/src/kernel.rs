@@ -49,6 +49,10 @@ pub const MATMUL_THREADS: u32 = 256;
 pub const MAX_CHUNK: u32 = 64;
 /// State columns per workgroup of the chunked family's passes over chunks.
 pub const CHUNK_COLUMNS: u32 = 64;
+/// Threads per workgroup of the decode step.
+pub const DECODE_THREADS: u32 = 256;
+/// The most tokens per sequence one decode step takes (speculative decoding's drafts).
+pub const MAX_DECODE_TOKENS: u32 = 8;
 
 /// Every kernel: the layer's shared ones, the recurrent family's (`Recurrence*`) and the chunked
 /// family's (`Chunk*`).
@@ -92,11 +96,14 @@ pub enum Kernel {
     ChunkStateBackward,
     /// Chunked family: every per-chunk gradient (dq̂, dk̂, dv, dℓ, dβ).
     ChunkGrad,
+    /// Inference: one fused step of a few tokens for a batch of sequences, reading and updating
+    /// their recurrent and conv states in place in a pool, addressed by slot.
+    DecodeStep,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 19] = [
+    pub const ALL: [Kernel; 20] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -116,6 +123,7 @@ impl Kernel {
         Kernel::ChunkOutput,
         Kernel::ChunkStateBackward,
         Kernel::ChunkGrad,
+        Kernel::DecodeStep,
     ];
 
     /// The template's file name without extension, e.g. `recurrence_backward`.
@@ -176,6 +184,7 @@ impl Kernel {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
+            Kernel::DecodeStep => DECODE_THREADS,
             Kernel::ChunkPrepare
                 | Kernel::ChunkState
                 | Kernel::ChunkOutput
@@ -209,6 +218,11 @@ impl Kernel {
             Kernel::ChunkOutput => CHUNK_DECAYS + 4,
             Kernel::ChunkStateBackward => CHUNK_DECAYS,
             Kernel::ChunkGrad => CHUNK_DECAYS + 4 * MAX_CHUNK + MATMUL_THREADS,
+            // decode_step: q̂ and k̂ of every token, the column partials, row_sum's scratch.
+            Kernel::DecodeStep => {
+                let t = Tiling::decode(dims);
+                2 * MAX_DECODE_TOKENS * dims.dk + t.ty * t.columns() + 2 * DECODE_THREADS
+            }
             _ => 0,
         };
         4 * floats + if self.uses_matmul() { matmul } else { 0 }
@@ -241,6 +255,11 @@ impl Kernel {
             Kernel::ChunkPrepare | Kernel::ChunkOutput | Kernel::ChunkGrad => vec![("DK", dims.dk), ("DV", dims.dv)],
             Kernel::ChunkState | Kernel::ChunkStateBackward => {
                 vec![("DK", dims.dk), ("DV", dims.dv), ("CB", CHUNK_COLUMNS)]
+            }
+            Kernel::DecodeStep => {
+                let mut constants = tiled(Tiling::decode(dims));
+                constants.extend([("VEC", DECODE_THREADS), ("MAX_TOKENS", MAX_DECODE_TOKENS)]);
+                constants
             }
         }
     }
@@ -277,6 +296,7 @@ impl Kernel {
             Kernel::ChunkOutput => &CHUNK_OUTPUT,
             Kernel::ChunkStateBackward => &CHUNK_STATE_BACKWARD,
             Kernel::ChunkGrad => &CHUNK_GRAD,
+            Kernel::DecodeStep => &DECODE_STEP,
         }
     }
 }
@@ -591,6 +611,23 @@ const CHUNK_GRAD: Spec = Spec {
         bind("dqk_hat_heads", WriteF32),
         bind("dy", WriteF32),
         bind("gate_grad_parts", WriteF32),
+    ],
+};
+
+const DECODE_STEP: Spec = Spec {
+    name: "decode_step",
+    template: include_str!("../templates/decode_step.wgsl"),
+    snippets: &[CONV_TAP, ROW_SUM],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("slots", ReadU32),
+        bind("qkv", ReadF32),
+        bind("z", ReadF32),
+        bind("gate_inputs", ReadF32),
+        bind("params", ReadF32),
+        bind("state", WriteF32),
+        bind("conv_state", WriteF32),
+        bind("out", WriteF32),
     ],
 };
 

@@ -30,7 +30,10 @@ mod tiling;
 mod uniforms;
 
 pub use dims::{HeadDims, SUPPORTED_SIZES, UnsupportedDims};
-pub use kernel::{Binding, BindingKind, CHUNK_COLUMNS, COLUMNS, ELEMENTS, Kernel, MATMUL_THREADS, MAX_CHUNK, VEC};
+pub use kernel::{
+    Binding, BindingKind, CHUNK_COLUMNS, COLUMNS, DECODE_THREADS, ELEMENTS, Kernel, MATMUL_THREADS, MAX_CHUNK,
+    MAX_DECODE_TOKENS, VEC,
+};
 pub use precision::Precision;
 pub use tiling::Tiling;
 pub use uniforms::{LayerUniform, ReduceUniform};

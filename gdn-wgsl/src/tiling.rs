@@ -41,6 +41,15 @@ impl Tiling {
         Self { tx: dims.dv.div_ceil(rx).next_power_of_two().min(8), ty, rx, ry: dims.dk.div_ceil(ty) }
     }
 
+    /// The decode step: [`crate::DECODE_THREADS`] threads cover a whole head, `tx` of them across
+    /// columns (up to 32, so that a row of a warp's loads is contiguous) and the rest across rows;
+    /// a thread's rows and columns are strided by `ty` and `tx` (`templates/decode_step.wgsl`).
+    pub fn decode(dims: HeadDims) -> Self {
+        let tx = dims.dv.next_power_of_two().min(32);
+        let ty = crate::kernel::DECODE_THREADS / tx;
+        Self { tx, ty, rx: dims.dv.div_ceil(tx), ry: dims.dk.div_ceil(ty) }
+    }
+
     /// Threads per workgroup.
     pub fn threads(&self) -> u32 {
         self.tx * self.ty

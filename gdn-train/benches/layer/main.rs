@@ -6,8 +6,9 @@
 //!
 //! Times are device time (see [`measure`]): GPU timestamps, or where the adapter has none wall
 //! time around submit and a device poll, which the run says. It also prints each tape's device
-//! memory, and writes a JSON-lines summary (see [`summary`]).
+//! memory, and writes a JSON-lines summary (see [`summary`]). Then the decode step ([`decode`]).
 
+mod decode;
 mod measure;
 mod setup;
 mod shapes;
@@ -98,6 +99,7 @@ fn run() -> Result<(), String> {
             group.finish();
         }
     }
+    decode::bench(&ctx, &mut criterion)?;
     criterion.final_summary();
     let (path, measured) = summary.write()?;
     println!("summary: {measured} benches measured, written to {}", path.display());

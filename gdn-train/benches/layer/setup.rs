@@ -39,6 +39,7 @@ pub fn tape(ctx: &Context, family: Family, precision: Precision, shape: &Shape) 
     Ok(tape)
 }
 
-fn f32s<'a>(values: impl IntoIterator<Item = &'a f64>) -> Vec<f32> {
+/// The values rounded to f32.
+pub fn f32s<'a>(values: impl IntoIterator<Item = &'a f64>) -> Vec<f32> {
     values.into_iter().map(|&v| v as f32).collect()
 }

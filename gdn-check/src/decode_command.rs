@@ -1,0 +1,100 @@
+//! `gdn-check decode`: a preset's layer run over `N` sequences a step at a time through the
+//! decoder, checked against the one-shot forward and the reference ([`crate::decode`]), with the
+//! median device time of a step and the state bandwidth it implies.
+
+use crate::decode::{Schedule, run};
+use crate::presets::{PRESETS, Preset};
+use gdn_ref::LayerConfig;
+use gdn_train::Context;
+
+/// Arguments of `gdn-check decode`.
+#[derive(Debug, clap::Args)]
+pub struct DecodeArgs {
+    /// Layer shape: qwen3.5-small, qwen3-next, qwen3.5-27b, qwen3.5-large.
+    #[arg(long, default_value = "qwen3-next")]
+    preset: String,
+    /// Sequences decoded together (N).
+    #[arg(long, default_value_t = 8)]
+    sequences: usize,
+    /// Steps (each takes `tokens` new tokens of every sequence).
+    #[arg(long, default_value_t = 200)]
+    steps: usize,
+    /// New tokens per sequence per step (T: 1, or up to 8 for speculative decoding).
+    #[arg(long, default_value_t = 1)]
+    tokens: usize,
+    /// Override the preset's key heads.
+    #[arg(long)]
+    nk: Option<usize>,
+    /// Override the preset's value heads.
+    #[arg(long)]
+    nv: Option<usize>,
+    /// Override the key head dim.
+    #[arg(long)]
+    dk: Option<usize>,
+    /// Override the value head dim.
+    #[arg(long)]
+    dv: Option<usize>,
+    /// Override the conv taps.
+    #[arg(long)]
+    kk: Option<usize>,
+    /// Sequences compared with the reference (all are compared with the one-shot forward).
+    #[arg(long, default_value_t = 1)]
+    reference_sequences: usize,
+    /// Seed of the random inputs and states.
+    #[arg(long, default_value_t = 2026)]
+    seed: u64,
+}
+
+/// Runs the command; `Ok(false)` when an error is over its bar.
+pub fn command(ctx: &Context, args: &DecodeArgs) -> Result<bool, String> {
+    let preset = Preset::named(&args.preset)
+        .ok_or_else(|| format!("unknown preset {:?}; presets: {}", args.preset, PRESETS.map(|p| p.name).join(", ")))?;
+    let base = preset.config();
+    let config = LayerConfig::new(
+        args.nk.unwrap_or(base.nk),
+        args.nv.unwrap_or(base.nv),
+        args.dk.unwrap_or(base.dk),
+        args.dv.unwrap_or(base.dv),
+        args.kk.unwrap_or(base.kk),
+    )
+    .map_err(|e| e.to_string())?;
+    if args.sequences == 0 || args.steps == 0 {
+        return Err(format!("--sequences {} and --steps {} must be at least 1", args.sequences, args.steps));
+    }
+    let states = args.sequences * config.nv;
+    let state_bytes = (states * config.dk * config.dv * 4) as f64;
+    println!(
+        "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; {} sequences × {} steps of {} token(s): {states} (sequence, value head) states, {:.1} MiB",
+        preset.name,
+        preset.models,
+        config.nk,
+        config.nv,
+        config.dk,
+        config.dv,
+        config.kk,
+        args.sequences,
+        args.steps,
+        args.tokens,
+        state_bytes / f64::from(1 << 20)
+    );
+    let schedule = Schedule::lockstep(args.sequences, args.steps, args.tokens);
+    let outcome = run(ctx, &config, &schedule, args.seed, args.reference_sequences, true)?;
+    println!(
+        "\ndecoded against the one-shot forward (all {} sequences) and gdn-ref (the first {}):",
+        args.sequences,
+        args.reference_sequences.clamp(1, args.sequences)
+    );
+    print!("{}", outcome.table());
+    if let (Some(median), Some((_, clock))) = (outcome.median_time(), &outcome.times) {
+        let seconds = median.as_secs_f64();
+        println!(
+            "\ndecode step, median of {} ({clock:?}): {:.2} µs; every state read and written once: {:.1} GB/s",
+            outcome.steps,
+            seconds * 1e6,
+            2.0 * state_bytes / seconds / 1e9
+        );
+    }
+    let verdict = outcome.passes();
+    println!("\n{}", if verdict { "all tensors within their bars" } else { "SOME TENSORS ARE OVER THEIR BARS" });
+    Ok(verdict)
+}

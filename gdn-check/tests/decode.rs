@@ -1,0 +1,94 @@
+//! The decode step on the device against the one-shot forward (a tape over the same tokens) and
+//! the f64 reference, at the f32 bars: sequences joining and leaving a pool with fewer slots than
+//! sequences (slots reused), starting fresh or from drawn states, fed one token a step and four
+//! tokens a step, over a few hundred steps; the output is poisoned before every step and unused slots hold NaN. Then the
+//! typed refusals of bad steps, which write nothing.
+
+use gdn_check::decode::{Schedule, run};
+use gdn_ref::LayerConfig;
+use gdn_train::{Context, DecodeCapacity, Decoder, Error, Params, SlotState, StatePool};
+use std::sync::OnceLock;
+
+fn context() -> &'static Context {
+    static CONTEXT: OnceLock<Context> = OnceLock::new();
+    CONTEXT.get_or_init(|| match Context::new() {
+        Ok(ctx) => {
+            println!("adapter: {}", ctx.describe());
+            ctx
+        }
+        Err(e) => panic!("device tests need a GPU adapter: {e}"),
+    })
+}
+
+/// Eight sequences of `3·scale` to `20·scale` steps through a pool of five slots, at most four per
+/// step.
+fn churn(tokens: usize, scale: usize) -> Schedule {
+    let steps = [9, 14, 5, 20, 7, 12, 3, 16];
+    Schedule {
+        lengths: steps.iter().map(|s| s * scale * tokens).collect(),
+        joins: [0, 0, 1, 2, 3, 5, 8, 10].iter().map(|j| j * scale).collect(),
+        fresh: vec![true, false, false, true, false, false, true, false],
+        slots: 5,
+        sequences: 4,
+        tokens,
+    }
+}
+
+/// Runs `schedule`, checks every error against its bar and returns the steps run.
+fn check(config: LayerConfig, schedule: &Schedule, seed: u64) -> usize {
+    let outcome = run(context(), &config, schedule, seed, 3, false).expect("decode run");
+    println!("{config:?}, T = {}: {} steps\n{}", schedule.tokens, outcome.steps, outcome.table());
+    assert!(outcome.passes(), "over the bar:\n{}", outcome.table());
+    outcome.steps
+}
+
+#[test]
+fn one_token_a_step_matches_the_one_shot_forward() {
+    let steps = check(LayerConfig::new(2, 4, 16, 32, 4).unwrap(), &churn(1, 10), 41);
+    assert!(steps >= 250, "{steps} steps");
+    check(LayerConfig::new(1, 3, 32, 16, 2).unwrap(), &churn(1, 1), 42);
+}
+
+#[test]
+fn four_tokens_a_step_match_the_one_shot_forward() {
+    let steps = check(LayerConfig::new(2, 4, 16, 32, 4).unwrap(), &churn(4, 1), 43);
+    assert!(steps >= 25, "{steps} steps");
+    check(LayerConfig::new(2, 2, 32, 32, 1).unwrap(), &Schedule::lockstep(3, 5, 4), 44);
+}
+
+#[test]
+fn bad_steps_are_refused_by_name_and_write_nothing() {
+    let ctx = context();
+    let config = gdn_train::LayerConfig::new(1, 2, 16, 16, 4);
+    let pool = StatePool::new(ctx, config, 3).unwrap();
+    let (a_log, dt_bias, norm, conv) = (vec![0.5; 2], vec![0.0; 2], vec![1.0; 16], vec![0.1; config.channels() * 4]);
+    let params = Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv };
+    let decoder = Decoder::new(ctx, &pool, &params, DecodeCapacity { sequences: 2, tokens: 2 }).unwrap();
+    let before = SlotState {
+        state: (0..2 * 256).map(|i| i as f32).collect(),
+        conv_state: (0..3 * config.channels()).map(|i| -(i as f32)).collect(),
+    };
+    for slot in 0..3 {
+        pool.write_slot(slot, &before).unwrap();
+    }
+    let refusals = [
+        (decoder.step(&[0, 3], 1), "slot 3: out of range: the pool has 3 slots"),
+        (decoder.step(&[1, 1], 1), "slot 1: given to sequences 0 and 1 of the step: each needs its own"),
+        (decoder.step(&[0, 1, 2], 1), "slots: 3 exceeds the decoder's capacity of 2"),
+        (decoder.step(&[0], 3), "tokens: 3 exceeds the decoder's capacity of 2"),
+        (decoder.step(&[0], 0), "tokens: 0 exceeds the decoder's capacity of 2"),
+    ];
+    for (result, message) in refusals {
+        let e = result.expect_err(message);
+        assert!(matches!(e, Error::Slot { .. } | Error::Capacity { .. }), "{e:?}");
+        assert_eq!(e.to_string(), message);
+    }
+    for slot in 0..3 {
+        assert_eq!(pool.read_slot(slot).unwrap(), before, "slot {slot} changed");
+    }
+    assert!(matches!(pool.read_slot(3), Err(Error::Slot { slot: 3, .. })));
+    let wrong = Params { norm: &norm[..8], ..params };
+    assert!(matches!(decoder.write_params(&wrong), Err(Error::Length { name: "norm", expected: 16, got: 8 })));
+    let capacity = DecodeCapacity { sequences: 1, tokens: 9 };
+    assert!(matches!(Decoder::new(ctx, &pool, &params, capacity), Err(Error::Config { name: "tokens", .. })));
+}

@@ -1,0 +1,354 @@
+//! [`Decoder`]: the layer's forward for inference, one step at a time — `T` new tokens (1, or up to
+//! [`MAX_DECODE_TOKENS`] drafts for speculative decoding) for each of `N` sequences — reading and
+//! updating each sequence's recurrent state and conv window in place in a caller-owned
+//! [`StatePool`], addressed by per-sequence slot indices (continuous batching: sequences join and
+//! leave between steps, each at its own position).
+//!
+//! Every buffer is sized at construction for the most sequences and tokens a step may take; a step
+//! allocates nothing on the device and records one dispatch of one fused kernel,
+//! `gdn_wgsl`'s `decode_step`.
+//!
+//! # The kernel, and the race it avoids
+//!
+//! The q and k channels of a key head feed its `rep = nv / nk` value heads, and a step must both
+//! read the old conv window of those channels and write the shifted one back. With one workgroup
+//! per (sequence, value head), `rep` workgroups would read the window that one of them rewrites,
+//! and workgroups of one dispatch are not ordered: a reader could see the new window. So the
+//! kernel takes one workgroup per (sequence, key head): it owns the whole window of its key head
+//! (the q and k channels and the v channels of its value heads) and the states of its value
+//! heads, and nothing it reads is written by another workgroup. Inside it, the q/k conv, SiLU and
+//! L2 norms run once per token into workgroup memory (shared by the value heads, not recomputed
+//! `rep` times); the value heads then run one after the other, each state held in registers across
+//! the step's tokens (256 threads, 64 state elements each at 128 × 128); and the window is shifted
+//! last, after a barrier that follows every read of it. Slots are checked distinct on the host
+//! before anything is written, so no two workgroups share a state either. The cost of the choice:
+//! `N·nk` workgroups rather than `N·nv`, each running `rep` heads in turn.
+
+use crate::buffers::{read_f32, storage, uniform};
+use crate::pipelines::KernelPipeline;
+use crate::plan::folded;
+use crate::state_pool::StatePool;
+use crate::timestamps::Timestamps;
+use crate::{Clock, Context, Error, LayerConfig, Params, Result};
+use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS, Precision};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// The most a [`Decoder`]'s steps take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeCapacity {
+    /// Sequences per step, `N`.
+    pub sequences: usize,
+    /// New tokens per sequence per step, `T` (at most [`MAX_DECODE_TOKENS`]).
+    pub tokens: usize,
+}
+
+/// The new tokens of one step, sequence-major (`[N, T, …]` row-major f32).
+#[derive(Debug, Clone, Copy)]
+pub struct DecodeInputs<'a> {
+    /// `[N, T, C]`.
+    pub qkv: &'a [f32],
+    /// `[N, T, nv·dv]`.
+    pub z: &'a [f32],
+    /// `[N, T, nv]`.
+    pub a: &'a [f32],
+    /// `[N, T, nv]`.
+    pub b: &'a [f32],
+}
+
+/// A decoder's buffers that a caller fills or reads with its own device work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DecodeBuffer {
+    /// Input `[N, T, C]`.
+    Qkv,
+    /// Input `[N, T, nv·dv]`.
+    Z,
+    /// Input: `a` `[N, T, nv]` then `b` `[N, T, nv]`, `b` starting at element `N·T·nv` of the step.
+    GateInputs,
+    /// Output `[N, T, nv·dv]`.
+    Out,
+}
+
+/// The decode step of one layer, bound to one [`StatePool`].
+pub struct Decoder {
+    ctx: Context,
+    config: LayerConfig,
+    capacity: DecodeCapacity,
+    pool_slots: usize,
+    pipeline: Arc<KernelPipeline>,
+    bind_group: wgpu::BindGroup,
+    layer: wgpu::Buffer,
+    slots: wgpu::Buffer,
+    qkv: wgpu::Buffer,
+    z: wgpu::Buffer,
+    gate_inputs: wgpu::Buffer,
+    params: wgpu::Buffer,
+    out: wgpu::Buffer,
+}
+
+impl Decoder {
+    /// A decoder for the pool's layer with `params`, its buffers sized for `capacity`. Fails with a
+    /// typed error for a capacity of zero or beyond [`MAX_DECODE_TOKENS`] tokens, parameters of the
+    /// wrong length, device limits too small, or memory exhausted.
+    pub fn new(ctx: &Context, pool: &StatePool, params: &Params, capacity: DecodeCapacity) -> Result<Self> {
+        let config = *pool.config();
+        let dims = HeadDims::new(config.dk, config.dv)?;
+        for (name, value, most) in [
+            ("sequences", capacity.sequences, u32::MAX as usize),
+            ("tokens", capacity.tokens, MAX_DECODE_TOKENS as usize),
+        ] {
+            if value == 0 || value > most {
+                return Err(Error::Config { name, reason: format!("must be 1 to {most}, got {value}") });
+            }
+        }
+        let pipeline = ctx.pipelines().get(ctx, Kernel::DecodeStep, (dims, Precision::F32))?;
+        let tokens = capacity.sequences * capacity.tokens;
+        let (c, v, nv) = (config.channels(), config.value_width(), config.nv);
+        let layer = uniform(ctx, "decode layer", bytemuck::bytes_of(&<LayerUniform as bytemuck::Zeroable>::zeroed()))?;
+        let slots = storage(ctx, "decode slots", capacity.sequences)?;
+        let qkv = storage(ctx, "decode qkv", tokens * c)?;
+        let z = storage(ctx, "decode z", tokens * v)?;
+        let gate_inputs = storage(ctx, "decode gate_inputs", 2 * tokens * nv)?;
+        let params_buffer = storage(ctx, "decode params", 2 * nv + config.dv + c * config.kk)?;
+        let out = storage(ctx, "decode out", tokens * v)?;
+        let buffers = [
+            &layer,
+            &slots,
+            &qkv,
+            &z,
+            &gate_inputs,
+            &params_buffer,
+            pool.state_buffer(),
+            pool.conv_state_buffer(),
+            &out,
+        ];
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .enumerate()
+            .map(|(slot, buffer)| wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() })
+            .collect();
+        let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("decode_step"),
+            layout: &pipeline.layout,
+            entries: &entries,
+        });
+        let decoder = Self {
+            ctx: ctx.clone(),
+            config,
+            capacity,
+            pool_slots: pool.slots(),
+            pipeline,
+            bind_group,
+            layer,
+            slots,
+            qkv,
+            z,
+            gate_inputs,
+            params: params_buffer,
+            out,
+        };
+        decoder.write_params(params)?;
+        Ok(decoder)
+    }
+
+    /// The layer.
+    pub fn config(&self) -> &LayerConfig {
+        &self.config
+    }
+
+    /// The most a step takes.
+    pub fn capacity(&self) -> DecodeCapacity {
+        self.capacity
+    }
+
+    /// A buffer, for chaining with the caller's own device work.
+    pub fn buffer(&self, which: DecodeBuffer) -> &wgpu::Buffer {
+        match which {
+            DecodeBuffer::Qkv => &self.qkv,
+            DecodeBuffer::Z => &self.z,
+            DecodeBuffer::GateInputs => &self.gate_inputs,
+            DecodeBuffer::Out => &self.out,
+        }
+    }
+
+    /// Uploads the parameters (packed on the device as `a_log | dt_bias | norm | conv`).
+    pub fn write_params(&self, params: &Params) -> Result<()> {
+        let config = &self.config;
+        let parts = [
+            ("a_log", params.a_log, config.nv),
+            ("dt_bias", params.dt_bias, config.nv),
+            ("norm", params.norm, config.dv),
+            ("conv", params.conv, config.channels() * config.kk),
+        ];
+        let mut at = 0;
+        for (name, data, expected) in parts {
+            if data.len() != expected {
+                return Err(Error::Length { name, expected, got: data.len() });
+            }
+            self.ctx.queue().write_buffer(&self.params, at, bytemuck::cast_slice(data));
+            at += 4 * expected as u64;
+        }
+        Ok(())
+    }
+
+    /// Checks a step of `tokens` new tokens for each sequence of `slots`: within the capacity, each
+    /// slot in the pool and none twice.
+    fn check(&self, slots: &[u32], tokens: usize) -> Result<()> {
+        let capacity = self.capacity;
+        if slots.len() > capacity.sequences {
+            return Err(Error::Capacity { name: "slots", capacity: capacity.sequences, got: slots.len() });
+        }
+        if tokens == 0 || tokens > capacity.tokens {
+            return Err(Error::Capacity { name: "tokens", capacity: capacity.tokens, got: tokens });
+        }
+        for (n, &slot) in slots.iter().enumerate() {
+            let slot = slot as usize;
+            if slot >= self.pool_slots {
+                let reason = format!("out of range: the pool has {} slots", self.pool_slots);
+                return Err(Error::Slot { slot, reason });
+            }
+            if let Some(first) = slots[..n].iter().position(|&s| s as usize == slot) {
+                let reason = format!("given to sequences {first} and {n} of the step: each needs its own");
+                return Err(Error::Slot { slot, reason });
+            }
+        }
+        Ok(())
+    }
+
+    /// Uploads the new tokens of a step of `tokens` tokens for each of `sequences` sequences.
+    pub fn write_inputs(&self, inputs: &DecodeInputs, sequences: usize, tokens: usize) -> Result<()> {
+        let rows = sequences * tokens;
+        let config = &self.config;
+        if sequences > self.capacity.sequences {
+            return Err(Error::Capacity { name: "sequences", capacity: self.capacity.sequences, got: sequences });
+        }
+        if tokens > self.capacity.tokens {
+            return Err(Error::Capacity { name: "tokens", capacity: self.capacity.tokens, got: tokens });
+        }
+        let parts = [
+            ("qkv", inputs.qkv, config.channels()),
+            ("z", inputs.z, config.value_width()),
+            ("a", inputs.a, config.nv),
+            ("b", inputs.b, config.nv),
+        ];
+        for (name, data, width) in parts {
+            if data.len() != rows * width {
+                return Err(Error::Length { name, expected: rows * width, got: data.len() });
+            }
+        }
+        let queue = self.ctx.queue();
+        queue.write_buffer(&self.qkv, 0, bytemuck::cast_slice(inputs.qkv));
+        queue.write_buffer(&self.z, 0, bytemuck::cast_slice(inputs.z));
+        queue.write_buffer(&self.gate_inputs, 0, bytemuck::cast_slice(inputs.a));
+        queue.write_buffer(&self.gate_inputs, 4 * inputs.a.len() as u64, bytemuck::cast_slice(inputs.b));
+        Ok(())
+    }
+
+    /// Records a step of `tokens` new tokens for each sequence of `slots` (sequence `n` reads and
+    /// updates pool slot `slots[n]`) into `encoder`, reading the inputs in the decoder's buffers.
+    /// Checks every argument before anything is written. The slot indices and sizes go through
+    /// the queue and take effect at its next submission: submit `encoder` before recording another
+    /// step. An empty `slots` records nothing.
+    pub fn encode_step(&self, encoder: &mut wgpu::CommandEncoder, slots: &[u32], tokens: usize) -> Result<()> {
+        self.record(encoder, slots, tokens, None)
+    }
+
+    fn record(
+        &self,
+        encoder: &mut wgpu::CommandEncoder,
+        slots: &[u32],
+        tokens: usize,
+        timestamps: Option<wgpu::ComputePassTimestampWrites>,
+    ) -> Result<()> {
+        self.check(slots, tokens)?;
+        if slots.is_empty() {
+            return Ok(());
+        }
+        let config = &self.config;
+        let grid = folded(&self.ctx, "decode_step", slots.len() * config.nk)?;
+        let layer = LayerUniform {
+            tokens: (slots.len() * tokens) as u32,
+            seqs: slots.len() as u32,
+            nk: config.nk as u32,
+            nv: config.nv as u32,
+            rep: (config.nv / config.nk) as u32,
+            kk: config.kk as u32,
+            channels: config.channels() as u32,
+            ckpt_interval: 1,
+            has_h0: 1,
+            has_dht: 0,
+            rms_eps: config.rms_eps,
+            gate_parts: 0,
+            has_conv_state: 1,
+            pad: [0; 2],
+        };
+        let queue = self.ctx.queue();
+        queue.write_buffer(&self.layer, 0, bytemuck::bytes_of(&layer));
+        queue.write_buffer(&self.slots, 0, bytemuck::cast_slice(slots));
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("decode step"),
+            timestamp_writes: timestamps,
+        });
+        pass.set_pipeline(&self.pipeline.pipeline);
+        pass.set_bind_group(0, &self.bind_group, &[]);
+        pass.dispatch_workgroups(grid.0, grid.1, 1);
+        Ok(())
+    }
+
+    /// Submits a step (see [`Decoder::encode_step`]); returns without waiting.
+    pub fn step(&self, slots: &[u32], tokens: usize) -> Result<()> {
+        let device = self.ctx.device();
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("decode") });
+        self.record(&mut encoder, slots, tokens, None)?;
+        self.ctx.queue().submit([encoder.finish()]);
+        match pollster::block_on(scope.pop()) {
+            None => Ok(()),
+            Some(e) => Err(Error::Device { during: "decode step".into(), message: e.to_string() }),
+        }
+    }
+
+    /// Uploads `inputs`, runs a step and reads its output `[N, T, nv·dv]` back.
+    pub fn run_step(&self, inputs: &DecodeInputs, slots: &[u32], tokens: usize) -> Result<Vec<f32>> {
+        self.check(slots, tokens)?;
+        self.write_inputs(inputs, slots.len(), tokens)?;
+        self.step(slots, tokens)?;
+        self.read_out(slots.len() * tokens)
+    }
+
+    /// Reads the first `rows` rows of the output back, waiting for the queue.
+    pub fn read_out(&self, rows: usize) -> Result<Vec<f32>> {
+        let most = self.capacity.sequences * self.capacity.tokens;
+        if rows > most {
+            return Err(Error::Capacity { name: "rows", capacity: most, got: rows });
+        }
+        read_f32(&self.ctx, &self.out, rows * self.config.value_width())
+    }
+
+    /// Fills the output with NaN, so that an element a step fails to write shows up in a
+    /// comparison. A testing aid.
+    pub fn fill_output_with_nan(&self) {
+        let nan = vec![f32::NAN; self.capacity.sequences * self.capacity.tokens * self.config.value_width()];
+        self.ctx.queue().write_buffer(&self.out, 0, bytemuck::cast_slice(&nan));
+    }
+
+    /// Runs one step on the inputs in the decoder's buffers and returns its device time: GPU
+    /// timestamps around its compute pass, or wall time around submit and wait on a device
+    /// without them. The step updates the pool like any other.
+    pub fn time_step(&self, slots: &[u32], tokens: usize) -> Result<(Duration, Clock)> {
+        let ctx = &self.ctx;
+        let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("timed") });
+        let Ok(timestamps) = Timestamps::new(ctx, 1) else {
+            ctx.wait()?;
+            let start = Instant::now();
+            self.record(&mut encoder, slots, tokens, None)?;
+            ctx.queue().submit([encoder.finish()]);
+            ctx.wait()?;
+            return Ok((start.elapsed(), Clock::WallClock));
+        };
+        self.record(&mut encoder, slots, tokens, Some(timestamps.pass_writes(0)))?;
+        timestamps.resolve(&mut encoder);
+        ctx.queue().submit([encoder.finish()]);
+        Ok((timestamps.read(ctx)?[0], Clock::GpuTimestamps))
+    }
+}
