@@ -35,11 +35,9 @@ fn column_jobs(g: &Geometry) -> usize {
 /// The forward: prepare every chunk, the pass over chunks, then every chunk's outputs.
 pub(crate) fn forward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
-    for (kernel, count) in [
-        (Kernel::ChunkPrepare, chunk_heads),
-        (Kernel::ChunkState, column_jobs(g)),
-        (Kernel::ChunkOutput, chunk_heads),
-    ] {
+    for (kernel, count) in
+        [(Kernel::ChunkPrepare, chunk_heads), (Kernel::ChunkState, column_jobs(g)), (Kernel::ChunkOutput, chunk_heads)]
+    {
         plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])?;
     }
     Ok(())

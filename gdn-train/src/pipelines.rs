@@ -51,13 +51,8 @@ fn overridden(mut source: KernelSource) -> Result<KernelSource> {
     let Some(dir) = std::env::var_os("GDN_KERNEL_DIR") else {
         return Ok(source);
     };
-    let name = format!(
-        "{}-{}x{}-{}.wgsl",
-        source.kernel.name(),
-        source.dims.dk,
-        source.dims.dv,
-        source.precision.name()
-    );
+    let name =
+        format!("{}-{}x{}-{}.wgsl", source.kernel.name(), source.dims.dk, source.dims.dv, source.precision.name());
     let path = std::path::Path::new(&dir).join(name);
     if path.exists() {
         source.wgsl = std::fs::read_to_string(&path)

@@ -43,7 +43,6 @@ fn device_bytes_cover_the_tensors_and_grow_with_tokens() {
 }
 
 fn grows_with_tokens(short: Tape, long: Tape, longer: Tape) {
-
     let visible: usize = EVERY_BUFFER.iter().map(|&b| short.len(b)).sum();
     // Per token: qkv, dqkv (64 each), z, out, dout, dz (32 each), a, b, da, db (2 each); per
     // sequence: hT (2·16·16); parameters a_log, dt_bias (2), norm (16), conv (64·4), and their

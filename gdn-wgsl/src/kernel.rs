@@ -154,11 +154,14 @@ impl Kernel {
     /// Whether the kernel's products are built on `templates/matmul.wgsl`, and so come in every
     /// [`Precision`]; the others are f32 only.
     pub fn uses_matmul(self) -> bool {
-        matches!(self, Kernel::ChunkPrepare
+        matches!(
+            self,
+            Kernel::ChunkPrepare
                 | Kernel::ChunkState
                 | Kernel::ChunkOutput
                 | Kernel::ChunkStateBackward
-                | Kernel::ChunkGrad)
+                | Kernel::ChunkGrad
+        )
     }
 
     /// The precision the kernel computes in for heads of `dims` when `asked` is: `asked` where the
@@ -186,12 +189,10 @@ impl Kernel {
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
             Kernel::DecodeStep => DECODE_THREADS,
             Kernel::ChunkPrepare
-                | Kernel::ChunkState
-                | Kernel::ChunkOutput
-                | Kernel::ChunkStateBackward
-                | Kernel::ChunkGrad => {
-                MATMUL_THREADS
-            }
+            | Kernel::ChunkState
+            | Kernel::ChunkOutput
+            | Kernel::ChunkStateBackward
+            | Kernel::ChunkGrad => MATMUL_THREADS,
         }
     }
 
