@@ -37,7 +37,7 @@ fn device_bytes_cover_the_tensors_and_grow_with_tokens() {
     // it is (the family a tape picks itself depends on the adapter, and its knob on T).
     for family in [Family::Recurrent { checkpoint_interval: 16 }, Family::Chunked { chunk: 16 }] {
         let options = TapeOptions { family: Some(family), ..TapeOptions::default() };
-        let tape = |t: usize| Tape::new(&ctx, config, Batch::Fixed { b: 1, t }, options.clone()).unwrap();
+        let tape = |t: usize| Tape::new(&ctx, config, Batch::Fixed { b: 1, t }, options).unwrap();
         grows_with_tokens(tape(32), tape(64), tape(96));
     }
 }
