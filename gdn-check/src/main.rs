@@ -14,6 +14,7 @@ use gdn_check::presets::{PRESETS, Preset};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
 use gdn_train::{Context, Family, Pass, Precision, Tape};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -297,6 +298,9 @@ fn time(tape: &Tape, args: &RunArgs) -> Result<(Duration, Duration, gdn_train::C
     Ok((forward, backward, clock, (kernels, kernel_clock)))
 }
 
+/// Cases between two progress lines of a campaign whose output is not a terminal.
+const PROGRESS_EVERY: u32 = 25;
+
 fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     let ctx = context()?;
     let mut space = if args.quick { Space::quick() } else { Space::wide() };
@@ -312,10 +316,20 @@ fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {elapsed} elapsed, {eta} left  {msg}")
             .expect("valid template"),
     );
+    // The bar hides when stderr is not a terminal (a log file, a remote run): then a line every
+    // PROGRESS_EVERY cases says how far a campaign got, should it be cut short.
+    let terminal = std::io::stderr().is_terminal();
+    let started = std::time::Instant::now();
+    let mut run = 0u32;
     let result = campaign(&ctx, &space, args.cases, args.seed, |_, report| {
         bar.inc(1);
+        run += 1;
         if !report.passes() {
             bar.set_message("failure found, shrinking");
+        }
+        if !terminal && (run % PROGRESS_EVERY == 0 || !report.passes()) {
+            let verdict = if report.passes() { "" } else { ", this one over its bars: shrinking" };
+            println!("{run} cases run in {:.0} s{verdict}", started.elapsed().as_secs_f64());
         }
     });
     bar.finish();
