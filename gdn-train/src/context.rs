@@ -130,9 +130,42 @@ impl Context {
             ..Default::default()
         }))
         .map_err(|e| Error::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
-        let bounds_checks = options.bounds_checks;
+        Ok(Self::assemble(device, queue, info, options.bounds_checks, tensor_cores))
+    }
+
+    /// A context on a device and queue the caller already owns (an engine's), made from `adapter`.
+    /// Nothing is requested: the f32 kernels need no feature, and a kernel whose needs pass the
+    /// device's limits (workgroup memory, storage buffers per stage, binding sizes) is refused
+    /// with an [`Error::Limit`] naming the limit when it is built, not before; timing falls back
+    /// to wall time without `TIMESTAMP_QUERY`. [`Precision::TensorCore`] is offered when the
+    /// adapter has the 16 × 16 × 16 f16 → f32 configuration and the device was created with
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX`, `SHADER_F16` and `SUBGROUP` ([`Context::supports`]
+    /// names what is missing). The caller keeps its own clones of `device` and `queue`; the layer
+    /// submits its work on this queue.
+    pub fn from_wgpu(adapter: &wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue, bounds_checks: bool) -> Self {
+        let info = adapter.get_info();
+        let tensor_cores = tensor_core_support(adapter, &info).and_then(|()| {
+            let missing = TENSOR_CORE_FEATURES - device.features();
+            if missing.is_empty() {
+                return Ok(());
+            }
+            Err(Error::Unsupported {
+                option: "precision tensor-core",
+                reason: format!("the device was created without the wgpu features {missing:?}"),
+            })
+        });
+        Self::assemble(device, queue, info, bounds_checks, tensor_cores)
+    }
+
+    fn assemble(
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        info: wgpu::AdapterInfo,
+        bounds_checks: bool,
+        tensor_cores: Result<()>,
+    ) -> Self {
         let pipelines = PipelineCache::default();
-        Ok(Self { inner: Arc::new(Inner { device, queue, info, bounds_checks, tensor_cores, pipelines }) })
+        Self { inner: Arc::new(Inner { device, queue, info, bounds_checks, tensor_cores, pipelines }) }
     }
 
     /// Whether the device computes in `precision`, or why not (naming the missing feature).

@@ -1,0 +1,95 @@
+//! An engine's own device: `Context::from_wgpu` wraps a device and queue the caller created, and
+//! the layer computes on it exactly what it computes on a device of its own; on a device created
+//! with wgpu's default limits, a kernel that needs more says which limit, by name.
+
+use gdn_train::{Batch, Context, Error, Family, Inputs, LayerConfig, Params, Precision, Tape, TapeOptions};
+
+/// Deterministic, non-zero values of realistic size.
+fn values(n: usize, scale: f32, offset: f32) -> Vec<f32> {
+    (0..n).map(|i| offset + scale * ((i as f32) * 0.7311).sin()).collect()
+}
+
+/// The adapter `Context::new` would take, and a device on it with no feature requested and the
+/// adapter's own limits (`own_limits`) or wgpu's defaults.
+fn engine_device(own_limits: bool) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let chosen = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
+    let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY))
+        .into_iter()
+        .find(|a| a.get_info().name == chosen.adapter_info().name)
+        .expect("the adapter Context::new chose");
+    let required_limits = if own_limits { adapter.limits() } else { wgpu::Limits::default() };
+    let descriptor = wgpu::DeviceDescriptor { required_limits, ..wgpu::DeviceDescriptor::default() };
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&descriptor)).unwrap_or_else(|e| panic!("an engine's device: {e}"));
+    (adapter, device, queue)
+}
+
+fn tape(ctx: &Context, family: Family) -> gdn_train::Result<Tape> {
+    let config = LayerConfig::new(1, 2, 16, 16, 4);
+    let options = TapeOptions { family: Some(family), ..TapeOptions::default() };
+    Tape::new(ctx, config, Batch::Packed { cu_seqlens: vec![0, 5, 21] }, options)
+}
+
+/// Forward and backward outputs of one small packed batch on `ctx`.
+fn run(ctx: &Context, family: Family) -> (Vec<f32>, Vec<f32>) {
+    let tape = tape(ctx, family).unwrap();
+    let config = tape.config();
+    let (tokens, c, v) = (tape.tokens(), config.channels(), config.value_width());
+    let conv = values(c * 4, 0.3, 0.0);
+    tape.write_params(&Params { a_log: &[0.5, -0.2], dt_bias: &[0.1, 0.3], norm: &[1.0; 16], conv: &conv }).unwrap();
+    let (qkv, z, a, b) = (
+        values(tokens * c, 1.0, 0.1),
+        values(tokens * v, 1.0, 0.0),
+        values(tokens * 2, 1.0, 0.0),
+        values(tokens * 2, 2.0, 0.0),
+    );
+    let out = tape.run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: None, conv_state: None }).unwrap().out;
+    let grads = tape.run_backward(&values(tokens * v, 0.5, 0.0), None).unwrap();
+    (out, grads.dqkv)
+}
+
+#[test]
+fn a_callers_device_computes_what_a_device_of_our_own_does() {
+    let own = Context::new().unwrap();
+    let (adapter, device, queue) = engine_device(true);
+    let adopted = Context::from_wgpu(&adapter, device.clone(), queue.clone(), true);
+    for family in [Family::recurrent(), Family::chunked()] {
+        let (out, dqkv) = run(&adopted, family);
+        assert!(out.iter().chain(&dqkv).all(|x| x.is_finite()));
+        assert_eq!((out, dqkv), run(&own, family), "{family:?}: bitwise as on a device of our own");
+    }
+    // The caller's clones still work: the layer did not take the device away.
+    let _still_usable = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("engine"),
+        size: 16,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+}
+
+#[test]
+fn a_device_with_default_limits_names_the_limit_a_kernel_needs_beyond_them() {
+    let (adapter, device, queue) = engine_device(false);
+    let ctx = Context::from_wgpu(&adapter, device, queue, true);
+    // The recurrent backward binds 12 storage buffers; wgpu's default is 8 per stage.
+    match tape(&ctx, Family::recurrent()) {
+        Err(Error::Limit { limit, needed, available, .. }) => {
+            assert_eq!((limit, needed, available), ("max_storage_buffers_per_shader_stage", 12, 8));
+        }
+        other => panic!("expected a Limit error, got {:?}", other.map(|_| "a tape")),
+    }
+}
+
+#[test]
+fn tensor_cores_on_a_device_created_without_them_are_refused_by_name() {
+    let (adapter, device, queue) = engine_device(true);
+    let ctx = Context::from_wgpu(&adapter, device, queue, true);
+    match ctx.supports(Precision::TensorCore) {
+        Err(Error::Unsupported { option, reason }) => {
+            assert_eq!(option, "precision tensor-core");
+            assert!(reason.contains("lacks") || reason.contains("without") || reason.contains("subgroups"), "{reason}");
+        }
+        other => panic!("expected Unsupported, got {other:?}"),
+    }
+}
