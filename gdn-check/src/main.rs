@@ -327,7 +327,7 @@ fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
         if !report.passes() {
             bar.set_message("failure found, shrinking");
         }
-        if !terminal && (run % PROGRESS_EVERY == 0 || !report.passes()) {
+        if !terminal && (run.is_multiple_of(PROGRESS_EVERY) || !report.passes()) {
             let verdict = if report.passes() { "" } else { ", this one over its bars: shrinking" };
             println!("{run} cases run in {:.0} s{verdict}", started.elapsed().as_secs_f64());
         }
