@@ -168,17 +168,36 @@ impl Case {
     /// Runs the case on the device, its outputs poisoned with NaN first, and on the reference, and
     /// compares every tensor.
     pub fn run(&self, ctx: &Context) -> Result<Report, CaseError> {
+        self.run_keeping(ctx).map(|(report, _)| report)
+    }
+
+    /// [`Case::run`], also handing back what the device computed.
+    pub fn run_keeping(&self, ctx: &Context) -> Result<(Report, DeviceResults), CaseError> {
         let draw = self.draw();
         let layer = Layer::new(self.config, draw.params.clone())?;
         let want = layer.forward(&draw.inputs)?;
         let want_grads = layer.backward(&draw.inputs, &draw.grads)?;
+        let device = self.on_device(ctx, &draw)?;
+        Ok((self.compare_with(&device, &want, &want_grads), device))
+    }
 
-        let tape = self.tape(ctx, &draw)?;
+    /// Forward and backward of `draw` on a fresh tape, its outputs poisoned with NaN first.
+    pub fn on_device(&self, ctx: &Context, draw: &Draw) -> Result<DeviceResults, CaseError> {
+        let tape = self.tape(ctx, draw)?;
         tape.fill_outputs_with_nan();
         tape.forward()?;
-        let got = tape.read_outputs()?;
+        let outputs = tape.read_outputs()?;
         tape.backward()?;
-        let got_grads = tape.read_gradients()?;
+        Ok(DeviceResults { outputs, gradients: tape.read_gradients()?, device_bytes: tape.device_bytes() })
+    }
+
+    fn compare_with(
+        &self,
+        device: &DeviceResults,
+        want: &gdn_ref::ForwardResult,
+        want_grads: &gdn_ref::Gradients,
+    ) -> Report {
+        let (got, got_grads) = (&device.outputs, &device.gradients);
 
         let mut errors = vec![
             compare(Tensor::Out, self, &got.out, want.out.iter()),
@@ -195,8 +214,19 @@ impl Case {
         if let (Some(got), Some(want)) = (&got_grads.dh0, &want_grads.dh0) {
             errors.push(compare(Tensor::Dh0, self, got, want.iter()));
         }
-        Ok(Report { errors })
+        Report { errors }
     }
+}
+
+/// What the device computed for a case, and the bytes its tape held.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceResults {
+    /// Forward outputs.
+    pub outputs: gdn_train::Outputs,
+    /// Every gradient.
+    pub gradients: gdn_train::Gradients,
+    /// The tape's device memory.
+    pub device_bytes: u64,
 }
 
 fn compare<'a>(tensor: Tensor, case: &Case, got: &[f32], want: impl Iterator<Item = &'a f64>) -> TensorError {

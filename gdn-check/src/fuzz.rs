@@ -98,6 +98,20 @@ impl Space {
         }
     }
 
+    /// The space a command's options name: the test suite's small one (`quick`) or head sizes up
+    /// to 128, one family (`recurrent`, `chunked`) or `all`, and the chunked family's precision.
+    pub fn for_options(quick: bool, family: &str, precision: &str) -> Result<Self, String> {
+        let mut space = if quick { Space::quick() } else { Space::wide() };
+        if family != "all" {
+            let kind = FamilyKind::named(family)
+                .ok_or_else(|| format!("unknown family {family:?}; families: recurrent, chunked, all"))?;
+            space.families = vec![kind];
+        }
+        space.precision = Precision::named(precision)
+            .ok_or_else(|| format!("unknown precision {precision:?}; precisions: f32, tensor-core"))?;
+        Ok(space)
+    }
+
     /// The strategy of cases.
     pub fn cases(&self) -> impl Strategy<Value = Case> + use<> {
         let dims = proptest::sample::select(self.dims.clone());

@@ -14,8 +14,10 @@ pub mod decode_command;
 pub mod fuzz;
 pub mod presets;
 mod report;
+pub mod soak;
+pub mod soak_command;
 
-pub use case::{Case, CaseError, Draw, Tensor};
+pub use case::{Case, CaseError, DeviceResults, Draw, Tensor};
 pub use report::{Report, TensorError};
 
 /// The spec's bar for `out` and `hT` of an f32 kernel.

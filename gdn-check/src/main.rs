@@ -33,6 +33,8 @@ enum Command {
     Fuzz(FuzzArgs),
     /// Decode sequences a step at a time, compare with the one-shot forward, time a step.
     Decode(gdn_check::decode_command::DecodeArgs),
+    /// Random shapes forward and backward for a while: bars, bitwise repeats, memory.
+    Soak(gdn_check::soak_command::SoakArgs),
 }
 
 #[derive(Args)]
@@ -130,6 +132,7 @@ fn main() -> ExitCode {
         Command::Run(args) => run(&args),
         Command::Fuzz(args) => fuzz(&args),
         Command::Decode(args) => context().and_then(|ctx| gdn_check::decode_command::command(&ctx, &args)),
+        Command::Soak(args) => context().and_then(|ctx| gdn_check::soak_command::command(&ctx, &args)),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -303,13 +306,7 @@ const PROGRESS_EVERY: u32 = 25;
 
 fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     let ctx = context()?;
-    let mut space = if args.quick { Space::quick() } else { Space::wide() };
-    if args.family != "all" {
-        let kind = FamilyKind::named(&args.family)
-            .ok_or_else(|| format!("unknown family {:?}; families: recurrent, chunked, all", args.family))?;
-        space.families = vec![kind];
-    }
-    space.precision = precision(&args.precision)?;
+    let space = Space::for_options(args.quick, &args.family, &args.precision)?;
     println!("fuzzing {} cases (seed {}) over {space:?}", args.cases, args.seed);
     let bar = indicatif::ProgressBar::new(u64::from(args.cases));
     bar.set_style(

@@ -1,0 +1,67 @@
+//! The `gdn-check soak` command: its options, and the summary it prints of [`crate::soak::soak`].
+
+use crate::fuzz::Space;
+use crate::soak::{Memory, soak};
+use gdn_train::Context;
+use std::time::Duration;
+
+/// Options of `gdn-check soak`.
+#[derive(clap::Args)]
+pub struct SoakArgs {
+    /// Wall-clock minutes to run (at least one round).
+    #[arg(long, default_value_t = 5.0)]
+    minutes: f64,
+    /// Seed of the draws.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Draw from the small space of the test suite instead of head sizes up to 128.
+    #[arg(long)]
+    quick: bool,
+    /// Kernel families to draw: recurrent, chunked or all.
+    #[arg(long, default_value = "all")]
+    family: String,
+    /// Precision of the chunked family's matrix products: f32 or tensor-core.
+    #[arg(long, default_value = "f32")]
+    precision: String,
+}
+
+fn mib(bytes: i128) -> String {
+    format!("{:.1} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+fn describe(m: &Memory) -> String {
+    let host = m.host_rss.map_or("unknown".to_string(), |b| mib(b.into()));
+    format!("host RSS {host}, device {} buffers, {}", m.device_buffers, mib(m.device_buffer_bytes as i128))
+}
+
+/// Runs the soak and prints its summary; `Ok(false)` when a round failed.
+pub fn command(ctx: &Context, args: &SoakArgs) -> Result<bool, String> {
+    if !(args.minutes.is_finite() && args.minutes >= 0.0) {
+        return Err(format!("--minutes {} must be a non-negative number", args.minutes));
+    }
+    let space = Space::for_options(args.quick, &args.family, &args.precision)?;
+    println!("soaking for {} min (seed {}) over {space:?}", args.minutes, args.seed);
+    let budget = Duration::from_secs_f64(args.minutes * 60.0);
+    let result = soak(ctx, &space, args.seed, budget, |n, case| {
+        if n % 25 == 1 {
+            println!("round {n}: {:?} {:?}, {:?}", case.family, case.precision, case.config);
+        }
+    });
+    println!("\n{} rounds; worst relative error per tensor (judged):", result.rounds);
+    for (tensor, error) in &result.worst {
+        println!("  {:<9} {error:.2e}", tensor.name());
+    }
+    println!("memory after the first round: {}", describe(&result.after_first));
+    println!("memory after the last round:  {}", describe(&result.after_last));
+    if let Some(peak) = result.peak_host_rss {
+        println!("peak host RSS: {}", mib(peak.into()));
+    }
+    for (case, reason) in &result.failures {
+        println!("FAILED: {case:?}\n{reason}");
+    }
+    for case in &result.nondeterministic {
+        println!("NOT BITWISE REPEATABLE: {case:?}");
+    }
+    println!("{}", if result.passed() { "every round within its bars, bitwise repeatable" } else { "SOAK FAILED" });
+    Ok(result.passed())
+}
