@@ -66,3 +66,13 @@ fn no_reference_sequences_means_no_reference_check() {
     assert!(!stdout.contains("reference check on"), "{stdout}");
     assert!(stdout.contains("device time"), "{stdout}");
 }
+
+#[test]
+fn the_reference_can_check_a_sample_of_heads() {
+    let args = ["run", "--nk", "4", "--nv", "8", "--dk", "16", "--dv", "16", "--seq", "24", "--reference-heads", "1"];
+    let output = gdn_check(&args, &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
+    assert!(stdout.contains("(on 1 of 4 key heads, with their 2 value heads)"), "{stdout}");
+    assert!(stdout.contains("all tensors within their bars"), "{stdout}");
+}
