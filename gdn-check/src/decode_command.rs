@@ -3,16 +3,14 @@
 //! median device time of a step and the state bandwidth it implies.
 
 use crate::decode::{Schedule, run};
-use crate::presets::{PRESETS, Preset};
-use gdn_ref::LayerConfig;
+use crate::presets::LayerArgs;
 use gdn_train::Context;
 
 /// Arguments of `gdn-check decode`.
 #[derive(Debug, clap::Args)]
 pub struct DecodeArgs {
-    /// Layer shape: qwen3.5-small, qwen3-next, qwen3.5-27b, qwen3.5-large.
-    #[arg(long, default_value = "qwen3-next")]
-    preset: String,
+    #[command(flatten)]
+    layer: LayerArgs,
     /// Sequences decoded together (N).
     #[arg(long, default_value_t = 8)]
     sequences: usize,
@@ -22,21 +20,6 @@ pub struct DecodeArgs {
     /// New tokens per sequence per step (T: 1, or up to 8 for speculative decoding).
     #[arg(long, default_value_t = 1)]
     tokens: usize,
-    /// Override the preset's key heads.
-    #[arg(long)]
-    nk: Option<usize>,
-    /// Override the preset's value heads.
-    #[arg(long)]
-    nv: Option<usize>,
-    /// Override the key head dim.
-    #[arg(long)]
-    dk: Option<usize>,
-    /// Override the value head dim.
-    #[arg(long)]
-    dv: Option<usize>,
-    /// Override the conv taps.
-    #[arg(long)]
-    kk: Option<usize>,
     /// Sequences compared with the reference (all are compared with the one-shot forward).
     #[arg(long, default_value_t = 1)]
     reference_sequences: usize,
@@ -47,17 +30,7 @@ pub struct DecodeArgs {
 
 /// Runs the command; `Ok(false)` when an error is over its bar.
 pub fn command(ctx: &Context, args: &DecodeArgs) -> Result<bool, String> {
-    let preset = Preset::named(&args.preset)
-        .ok_or_else(|| format!("unknown preset {:?}; presets: {}", args.preset, PRESETS.map(|p| p.name).join(", ")))?;
-    let base = preset.config();
-    let config = LayerConfig::new(
-        args.nk.unwrap_or(base.nk),
-        args.nv.unwrap_or(base.nv),
-        args.dk.unwrap_or(base.dk),
-        args.dv.unwrap_or(base.dv),
-        args.kk.unwrap_or(base.kk),
-    )
-    .map_err(|e| e.to_string())?;
+    let (preset, config) = args.layer.resolve()?;
     if args.sequences == 0 || args.steps == 0 {
         return Err(format!("--sequences {} and --steps {} must be at least 1", args.sequences, args.steps));
     }

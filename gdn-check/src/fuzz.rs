@@ -98,20 +98,6 @@ impl Space {
         }
     }
 
-    /// The space a command's options name: the test suite's small one (`quick`) or head sizes up
-    /// to 128, one family (`recurrent`, `chunked`) or `all`, and the chunked family's precision.
-    pub fn for_options(quick: bool, family: &str, precision: &str) -> Result<Self, String> {
-        let mut space = if quick { Space::quick() } else { Space::wide() };
-        if family != "all" {
-            let kind = FamilyKind::named(family)
-                .ok_or_else(|| format!("unknown family {family:?}; families: recurrent, chunked, all"))?;
-            space.families = vec![kind];
-        }
-        space.precision = Precision::named(precision)
-            .ok_or_else(|| format!("unknown precision {precision:?}; precisions: f32, tensor-core"))?;
-        Ok(space)
-    }
-
     /// The strategy of cases.
     pub fn cases(&self) -> impl Strategy<Value = Case> + use<> {
         let dims = proptest::sample::select(self.dims.clone());
@@ -232,4 +218,44 @@ pub fn campaign(
         Err(TestError::Abort(reason)) => Some(Failure { case: None, reason: format!("campaign aborted: {reason}") }),
     };
     Campaign { cases_run: cases_run.into_inner(), worst: worst.into_inner(), failure }
+}
+
+/// The options the fuzz and soak commands share: which space to draw from, and the seed.
+#[derive(Debug, clap::Args)]
+pub struct SpaceArgs {
+    /// Seed of the draws.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Draw from the small space of the test suite instead of head sizes up to 128.
+    #[arg(long)]
+    quick: bool,
+    /// Kernel families to draw: recurrent, chunked or all.
+    #[arg(long, default_value = "all")]
+    family: String,
+    /// Precision of the chunked family's matrix products: f32 or tensor-core.
+    #[arg(long, default_value = "f32")]
+    precision: String,
+}
+
+impl SpaceArgs {
+    /// The space the options name.
+    pub fn space(&self) -> Result<Space, String> {
+        Space::for_options(self.quick, &self.family, &self.precision)
+    }
+}
+
+impl Space {
+    /// The test suite's small space (`quick`) or head sizes up to 128, one family (`recurrent`,
+    /// `chunked`) or `all`, and the chunked family's precision, by name.
+    pub fn for_options(quick: bool, family: &str, precision: &str) -> Result<Self, String> {
+        let mut space = if quick { Space::quick() } else { Space::wide() };
+        if family != "all" {
+            let kind = FamilyKind::named(family)
+                .ok_or_else(|| format!("unknown family {family:?}; families: recurrent, chunked, all"))?;
+            space.families = vec![kind];
+        }
+        space.precision = Precision::named(precision)
+            .ok_or_else(|| format!("unknown precision {precision:?}; precisions: f32, tensor-core"))?;
+        Ok(space)
+    }
 }

@@ -29,3 +29,16 @@ pub const GRADIENT_BAR: f64 = 5e-4;
 pub const TENSOR_CORE_OUTPUT_BAR: f64 = 3e-3;
 /// The spec's bar for every gradient with matrix products on tensor cores, on realistic inputs.
 pub const TENSOR_CORE_GRADIENT_BAR: f64 = 1e-2;
+
+/// The device context the device tests share, made once per process and named when made. No
+/// adapter is a panic: a device test fails where there is no device, it never passes quietly.
+pub fn device_context() -> &'static gdn_train::Context {
+    static CONTEXT: std::sync::OnceLock<gdn_train::Context> = std::sync::OnceLock::new();
+    CONTEXT.get_or_init(|| match gdn_train::Context::new() {
+        Ok(ctx) => {
+            println!("adapter: {}", ctx.describe());
+            ctx
+        }
+        Err(e) => panic!("device tests need a GPU adapter: {e}"),
+    })
+}

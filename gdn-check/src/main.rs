@@ -9,8 +9,8 @@
 
 use clap::{Args, Parser, Subcommand};
 use gdn_check::Case;
-use gdn_check::fuzz::{FamilyKind, Space, campaign};
-use gdn_check::presets::{PRESETS, Preset};
+use gdn_check::fuzz::{FamilyKind, SpaceArgs, campaign};
+use gdn_check::presets::LayerArgs;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
 use gdn_train::{Context, Family, Pass, Precision, Tape};
@@ -39,30 +39,14 @@ enum Command {
 
 #[derive(Args)]
 struct RunArgs {
-    /// Layer shape: qwen3.5-small, qwen3-next, qwen3.5-27b, qwen3.5-large.
-    #[arg(long, default_value = "qwen3-next")]
-    preset: String,
+    #[command(flatten)]
+    layer: LayerArgs,
     /// Sequences in the batch (B).
     #[arg(long, default_value_t = 1)]
     batch: usize,
     /// Tokens per sequence (T).
     #[arg(long, default_value_t = 64)]
     seq: usize,
-    /// Override the preset's key heads.
-    #[arg(long)]
-    nk: Option<usize>,
-    /// Override the preset's value heads.
-    #[arg(long)]
-    nv: Option<usize>,
-    /// Override the key head dim.
-    #[arg(long)]
-    dk: Option<usize>,
-    /// Override the value head dim.
-    #[arg(long)]
-    dv: Option<usize>,
-    /// Override the conv taps.
-    #[arg(long)]
-    kk: Option<usize>,
     /// Kernel family of the delta rule: auto (the one the tape picks for the batch), recurrent or
     /// chunked.
     #[arg(long, default_value = "auto")]
@@ -102,18 +86,8 @@ struct FuzzArgs {
     /// Cases to draw.
     #[arg(long, default_value_t = 200)]
     cases: u32,
-    /// Seed of the campaign.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Draw from the small space of the test suite instead of head sizes up to 128.
-    #[arg(long)]
-    quick: bool,
-    /// Kernel families to draw: recurrent, chunked or all.
-    #[arg(long, default_value = "all")]
-    family: String,
-    /// Precision of the chunked family's matrix products: f32 or tensor-core.
-    #[arg(long, default_value = "f32")]
-    precision: String,
+    #[command(flatten)]
+    space: SpaceArgs,
 }
 
 fn precision(name: &str) -> Result<Precision, String> {
@@ -165,17 +139,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
             return Err(format!("{name} must be at least 1, got 0"));
         }
     }
-    let preset = Preset::named(&args.preset)
-        .ok_or_else(|| format!("unknown preset {:?}; presets: {}", args.preset, PRESETS.map(|p| p.name).join(", ")))?;
-    let base = preset.config();
-    let config = LayerConfig::new(
-        args.nk.unwrap_or(base.nk),
-        args.nv.unwrap_or(base.nv),
-        args.dk.unwrap_or(base.dk),
-        args.dv.unwrap_or(base.dv),
-        args.kk.unwrap_or(base.kk),
-    )
-    .map_err(|e| e.to_string())?;
+    let (preset, config) = args.layer.resolve()?;
     let precision = precision(&args.precision)?;
     let ctx = context()?;
     let family = family(args, &ctx)?;
@@ -318,8 +282,8 @@ const PROGRESS_EVERY: u32 = 25;
 
 fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     let ctx = context()?;
-    let space = Space::for_options(args.quick, &args.family, &args.precision)?;
-    println!("fuzzing {} cases (seed {}) over {space:?}", args.cases, args.seed);
+    let space = args.space.space()?;
+    println!("fuzzing {} cases (seed {}) over {space:?}", args.cases, args.space.seed);
     let bar = indicatif::ProgressBar::new(u64::from(args.cases));
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {elapsed} elapsed, {eta} left  {msg}")
@@ -330,7 +294,7 @@ fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     let terminal = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
     let mut run = 0u32;
-    let result = campaign(&ctx, &space, args.cases, args.seed, |_, report| {
+    let result = campaign(&ctx, &space, args.cases, args.space.seed, |_, report| {
         bar.inc(1);
         run += 1;
         if !report.passes() {

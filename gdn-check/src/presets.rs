@@ -34,3 +34,45 @@ impl Preset {
         LayerConfig::new(self.nk, self.nv, 128, 128, 4).expect("presets are valid")
     }
 }
+
+/// The layer-shape options the commands share: a preset, and overrides of its sizes.
+#[derive(Debug, clap::Args)]
+pub struct LayerArgs {
+    /// Layer shape: qwen3.5-small, qwen3-next, qwen3.5-27b, qwen3.5-large.
+    #[arg(long, default_value = "qwen3-next")]
+    preset: String,
+    /// Override the preset's key heads.
+    #[arg(long)]
+    nk: Option<usize>,
+    /// Override the preset's value heads.
+    #[arg(long)]
+    nv: Option<usize>,
+    /// Override the key head dim.
+    #[arg(long)]
+    dk: Option<usize>,
+    /// Override the value head dim.
+    #[arg(long)]
+    dv: Option<usize>,
+    /// Override the conv taps.
+    #[arg(long)]
+    kk: Option<usize>,
+}
+
+impl LayerArgs {
+    /// The preset named, and its layer with the overrides applied (checked).
+    pub fn resolve(&self) -> Result<(Preset, LayerConfig), String> {
+        let preset = Preset::named(&self.preset).ok_or_else(|| {
+            format!("unknown preset {:?}; presets: {}", self.preset, PRESETS.map(|p| p.name).join(", "))
+        })?;
+        let base = preset.config();
+        let config = LayerConfig::new(
+            self.nk.unwrap_or(base.nk),
+            self.nv.unwrap_or(base.nv),
+            self.dk.unwrap_or(base.dk),
+            self.dv.unwrap_or(base.dv),
+            self.kk.unwrap_or(base.kk),
+        )
+        .map_err(|e| e.to_string())?;
+        Ok((preset, config))
+    }
+}

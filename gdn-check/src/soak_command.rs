@@ -1,6 +1,6 @@
 //! The `gdn-check soak` command: its options, and the summary it prints of [`crate::soak::soak`].
 
-use crate::fuzz::Space;
+use crate::fuzz::SpaceArgs;
 use crate::soak::{Memory, soak};
 use gdn_train::Context;
 use std::time::Duration;
@@ -11,18 +11,8 @@ pub struct SoakArgs {
     /// Wall-clock minutes to run (at least one round).
     #[arg(long, default_value_t = 5.0)]
     minutes: f64,
-    /// Seed of the draws.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Draw from the small space of the test suite instead of head sizes up to 128.
-    #[arg(long)]
-    quick: bool,
-    /// Kernel families to draw: recurrent, chunked or all.
-    #[arg(long, default_value = "all")]
-    family: String,
-    /// Precision of the chunked family's matrix products: f32 or tensor-core.
-    #[arg(long, default_value = "f32")]
-    precision: String,
+    #[command(flatten)]
+    space: SpaceArgs,
 }
 
 fn mib(bytes: i128) -> String {
@@ -39,10 +29,10 @@ pub fn command(ctx: &Context, args: &SoakArgs) -> Result<bool, String> {
     if !(args.minutes.is_finite() && args.minutes >= 0.0) {
         return Err(format!("--minutes {} must be a non-negative number", args.minutes));
     }
-    let space = Space::for_options(args.quick, &args.family, &args.precision)?;
-    println!("soaking for {} min (seed {}) over {space:?}", args.minutes, args.seed);
+    let space = args.space.space()?;
+    println!("soaking for {} min (seed {}) over {space:?}", args.minutes, args.space.seed);
     let budget = Duration::from_secs_f64(args.minutes * 60.0);
-    let result = soak(ctx, &space, args.seed, budget, |n, case| {
+    let result = soak(ctx, &space, args.space.seed, budget, |n, case| {
         if n % 25 == 1 {
             println!("round {n}: {:?} {:?}, {:?}", case.family, case.precision, case.config);
         }

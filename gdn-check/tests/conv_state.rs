@@ -12,20 +12,12 @@ use gdn_ref::{Batch, Layer, LayerConfig, LayerInputs, LayerParams, OutputGrads};
 use gdn_train::{Context, Gradients, Inputs, Outputs, Params, Tape, TapeOptions};
 use ndarray::{Array3, Axis, concatenate, s};
 use std::ops::Range;
-use std::sync::OnceLock;
 
 const OUTPUT_BAR: f64 = gdn_check::OUTPUT_BAR;
 const GRADIENT_BAR: f64 = gdn_check::GRADIENT_BAR;
 
 fn context() -> &'static Context {
-    static CONTEXT: OnceLock<Context> = OnceLock::new();
-    CONTEXT.get_or_init(|| match Context::new() {
-        Ok(ctx) => {
-            println!("adapter: {}", ctx.describe());
-            ctx
-        }
-        Err(e) => panic!("device tests need a GPU adapter: {e}"),
-    })
+    gdn_check::device_context()
 }
 
 fn to_f32<'a>(values: impl IntoIterator<Item = &'a f64>) -> Vec<f32> {

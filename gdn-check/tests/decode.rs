@@ -7,17 +7,9 @@
 use gdn_check::decode::{Schedule, run};
 use gdn_ref::LayerConfig;
 use gdn_train::{Context, DecodeCapacity, Decoder, Error, Params, SlotState, StatePool};
-use std::sync::OnceLock;
 
 fn context() -> &'static Context {
-    static CONTEXT: OnceLock<Context> = OnceLock::new();
-    CONTEXT.get_or_init(|| match Context::new() {
-        Ok(ctx) => {
-            println!("adapter: {}", ctx.describe());
-            ctx
-        }
-        Err(e) => panic!("device tests need a GPU adapter: {e}"),
-    })
+    gdn_check::device_context()
 }
 
 /// Eight sequences of `3·scale` to `20·scale` steps through a pool of five slots, at most four per

@@ -10,17 +10,9 @@ use gdn_check::fuzz::FamilyKind;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
 use gdn_train::{Context, Family, Precision};
-use std::sync::OnceLock;
 
 fn context() -> &'static Context {
-    static CONTEXT: OnceLock<Context> = OnceLock::new();
-    CONTEXT.get_or_init(|| match Context::new() {
-        Ok(ctx) => {
-            println!("adapter: {}", ctx.describe());
-            ctx
-        }
-        Err(e) => panic!("device tests need a GPU adapter: {e}"),
-    })
+    gdn_check::device_context()
 }
 
 fn config(nk: usize, rep: usize, dk: usize, dv: usize, kk: usize) -> LayerConfig {

@@ -2,12 +2,9 @@
 //! the layer computes on it exactly what it computes on a device of its own; on a device created
 //! with wgpu's default limits, a kernel that needs more says which limit, by name.
 
+mod common;
+use common::values;
 use gdn_train::{Batch, Context, Error, Family, Inputs, LayerConfig, Params, Precision, Tape, TapeOptions};
-
-/// Deterministic, non-zero values of realistic size.
-fn values(n: usize, scale: f32, offset: f32) -> Vec<f32> {
-    (0..n).map(|i| offset + scale * ((i as f32) * 0.7311).sin()).collect()
-}
 
 /// The adapter `Context::new` would take, and a device on it with no feature requested and the
 /// adapter's own limits (`own_limits`) or wgpu's defaults.

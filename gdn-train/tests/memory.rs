@@ -1,6 +1,8 @@
 //! `Tape::device_bytes`: what a tape holds on the device, at least every tensor a caller sees,
 //! growing with the tokens of the batch; a forward-only tape holds less and computes the same forward.
 
+mod common;
+use common::values;
 use gdn_train::{Batch, Context, Error, Family, Inputs, LayerConfig, Params, Tape, TapeBuffer, TapeOptions};
 
 const EVERY_BUFFER: [TapeBuffer; 22] = [
@@ -55,11 +57,6 @@ fn grows_with_tokens(short: Tape, long: Tape, longer: Tape) {
     let (step, next) = (long.device_bytes() - short.device_bytes(), longer.device_bytes() - long.device_bytes());
     assert!(step >= 4 * 32 * 264, "32 more tokens hold at least their visible tensors: {step} bytes");
     assert!(next.abs_diff(step) * 50 < step, "32 tokens more: {step} bytes, then {next}");
-}
-
-/// Deterministic, non-zero values of realistic size.
-fn values(n: usize, scale: f32, offset: f32) -> Vec<f32> {
-    (0..n).map(|i| offset + scale * ((i as f32) * 0.7311).sin()).collect()
 }
 
 #[test]

@@ -2,15 +2,12 @@
 //! holds the tape's lock from its first upload to its last read-back, so two threads calling
 //! `run_forward` with different inputs each get their own outputs — never the other's.
 
+mod common;
+use common::values;
 use gdn_train::{Batch, Context, Inputs, LayerConfig, Outputs, Params, Tape, TapeOptions};
 
 fn inputs(d: &[Vec<f32>; 4]) -> Inputs<'_> {
     Inputs { qkv: &d[0], z: &d[1], a: &d[2], b: &d[3], h0: None, conv_state: None }
-}
-
-/// Deterministic, non-zero values of realistic size.
-fn values(n: usize, scale: f32, offset: f32) -> Vec<f32> {
-    (0..n).map(|i| offset + scale * ((i as f32) * 0.7311).sin()).collect()
 }
 
 #[test]

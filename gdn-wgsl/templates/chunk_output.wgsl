@@ -45,8 +45,12 @@ fn store_c(op: u32, r: u32, c: u32, value: f32) {
     }
 }
 
-// The largest magnitude of the entering state and of U, over the workgroup.
+// The largest magnitude of the entering state and of U, over the workgroup (1 where the matmul
+// ignores bounds, so that f32 reads neither twice).
 fn operand_bound(tid: u32) -> f32 {
+    if (!MM_USES_BOUNDS) {
+        return 1.0;
+    }
     var seen = 0.0;
     for (var e = tid; e < DK * DV; e = e + MM_THREADS) {
         seen = max(seen, abs(ckpt[chunk_state_at(ck_slot) + e]));

@@ -21,11 +21,15 @@ var<workgroup> block_max: array<atomic<u32>, 4>;
 var<private> seen: f32;
 
 fn see(value: f32) {
-    seen = max(seen, abs(value));
+    if (MM_USES_BOUNDS) {
+        seen = max(seen, abs(value));
+    }
 }
 
 fn publish(slot: u32) {
-    atomicMax(&block_max[slot], bitcast<u32>(seen));
+    if (MM_USES_BOUNDS) {
+        atomicMax(&block_max[slot], bitcast<u32>(seen));
+    }
     seen = 0.0;
 }
 

@@ -59,6 +59,9 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
     }
 }
 
+// Whether mm_operand_scales uses its bounds: kernels skip gathering them when it does not.
+const MM_USES_BOUNDS: bool = false;
+
 // Bounds of the next product's operands: the tensor-core matmul scales small operands into f16's
 // normal range with them; f32 has the range, so here they change nothing.
 fn mm_operand_scales(a_bound: f32, b_bound: f32) {

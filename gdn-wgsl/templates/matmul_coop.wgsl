@@ -24,6 +24,9 @@ var<workgroup> mm_a: array<f16, MM_TILE * MM_A_STRIDE>;
 var<workgroup> mm_b: array<f16, MM_DEPTH * MM_B_STRIDE>;
 var<workgroup> mm_c: array<f32, MM_TILE * MM_TILE>;
 
+// Whether mm_operand_scales uses its bounds (kernels skip gathering them where it does not).
+const MM_USES_BOUNDS: bool = true;
+
 // The next product's operand scales (powers of two, 1 unless mm_operand_scales set them).
 var<private> mm_scale_a: f32 = 1.0;
 var<private> mm_scale_b: f32 = 1.0;
