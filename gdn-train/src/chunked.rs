@@ -1,53 +1,107 @@
-//! The chunked family: the WY form of the delta rule over chunks of `chunk` tokens
-//! (the templates `chunk_*.wgsl` state each step). Forward: `chunk_prepare` computes everything of a chunk that does
-//! not depend on the state, in parallel over chunks; `chunk_state` carries the state across chunks,
-//! in parallel over (sequence, head, block of state columns), storing it at every chunk start and
-//! writing hT; `chunk_output` computes every chunk's outputs from the state entering it, in parallel
-//! over chunks again. Backward: `chunk_state_backward` carries the state gradient back across chunks;
-//! `chunk_grad` computes every per-chunk gradient in parallel over chunks.
+//! The chunked family: the WY form of the delta rule over chunks of `chunk` tokens, in one of two
+//! sets of kernels (the templates state each step).
+//!
+//! In f32 (`chunk_*.wgsl`): forward, `chunk_prepare` computes everything of a chunk that does not
+//! depend on the state, in parallel over chunks; `chunk_state` carries the state across chunks, in
+//! parallel over (sequence, head, block of state columns), storing it at every chunk start and
+//! writing hT; `chunk_output` computes every chunk's outputs from the state entering it. Backward:
+//! `chunk_state_backward` carries the state gradient back across chunks; `chunk_grad` computes
+//! every per-chunk gradient in parallel over chunks.
+//!
+//! On tensor cores (`coop_*.wgsl`, where the precision asks for them and the heads suit them): the
+//! same steps on 16 × 16 cooperative matrices, their operands packed in f16 first (`coop_pack`), so
+//! that the products read them straight from storage.
 
 use crate::family::Geometry;
 use crate::plan::{Plan, folded};
 use crate::{Context, Result};
-use gdn_wgsl::{CHUNK_COLUMNS, Kernel};
+use gdn_wgsl::{CHUNK_COLUMNS, CoopTiling, Kernel, MAX_CHUNK};
 
-/// Words of the family's own buffers: the chunk-start states and their gradients, the per-chunk
-/// products of the forward (`chunk_fwd`: M, QK, KK, T, W¹, Ũ, U) and the backward's scratch
-/// (`chunk_bwd`: dU, dQK, dT, Z, dA ⊙ M⁻, dK_S, dW, dX¹, dY), and the dℓ/dβ of every token.
+/// Words of the family's own buffers.
+/// - Both: the chunk-start states and their gradients, and the dℓ/dβ of every token.
+/// - f32: the per-chunk products of the forward (`chunk_fwd`: M, QK, KK, T, W¹, Ũ, U) and the
+///   backward's scratch (`chunk_bwd`: dU, dQK, dT, Z, dA ⊙ M⁻, dK_S, dW, dX¹, dY).
+/// - Tensor cores: the packed f16 operands (q̂, k̂ per key head; d¹-scaled q̂, X¹, Y, W¹, T,
+///   KK ⊙ M⁻, P, U and diag(λ) U per value head) and Ũ, U in f32.
 pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
     let (config, c) = (g.config, g.family.state_interval());
     let chunk_heads = g.stored_states() * config.nv;
     let states = chunk_heads * config.state_size();
-    vec![
-        ("ckpt", states),
-        ("dckpt", states),
-        ("chunk_fwd", chunk_heads * (4 * c * c + c * (config.dk + 2 * config.dv))),
-        ("chunk_bwd", chunk_heads * (4 * c * c + c * (3 * config.dk + 2 * config.dv))),
-        ("gate_grad_parts", 2 * g.tokens() * config.nv),
-    ]
+    let mut words = vec![("ckpt", states), ("dckpt", states), ("gate_grad_parts", 2 * g.tokens() * config.nv)];
+    if g.on_tensor_cores() {
+        let halves = |n: usize| n.div_ceil(2);
+        let key_rows = g.stored_states() * config.nk * c;
+        let rows = chunk_heads * c;
+        let square = rows * MAX_CHUNK as usize;
+        words.extend([
+            ("q_half", halves(key_rows * config.dk)),
+            ("k_half", halves(key_rows * config.dk)),
+            ("qd_half", halves(rows * config.dk)),
+            ("x_half", halves(rows * config.dk)),
+            ("w_half", halves(rows * config.dk)),
+            ("y_half", halves(rows * config.dv)),
+            ("u_half", halves(rows * config.dv)),
+            ("lu_half", halves(rows * config.dv)),
+            ("t_half", halves(square)),
+            ("km_half", halves(square)),
+            ("p_half", halves(square)),
+            ("u_tilde", rows * config.dv),
+            ("u_values", rows * config.dv),
+        ]);
+    } else {
+        words.extend([
+            ("chunk_fwd", chunk_heads * (4 * c * c + c * (config.dk + 2 * config.dv))),
+            ("chunk_bwd", chunk_heads * (4 * c * c + c * (3 * config.dk + 2 * config.dv))),
+        ]);
+    }
+    words
 }
 
-/// Workgroups of the passes over chunks: (sequence, head, column block).
-fn column_jobs(g: &Geometry) -> usize {
-    g.sequences() * g.config.nv * g.config.dv.div_ceil(CHUNK_COLUMNS as usize)
+/// Workgroups of the passes over chunks: (sequence, head, column block of `columns`).
+fn column_jobs(g: &Geometry, columns: u32) -> usize {
+    g.sequences() * g.config.nv * g.config.dv.div_ceil(columns as usize)
+}
+
+/// Appends each kernel over its count of workgroups.
+fn push_all(ctx: &Context, g: &Geometry, plan: &mut Plan, kernels: &[(Kernel, usize)]) -> Result<()> {
+    for &(kernel, count) in kernels {
+        plan.push(ctx, kernel, g.dims, folded(ctx, kernel.name(), count)?, &[])?;
+    }
+    Ok(())
 }
 
 /// The forward: prepare every chunk, the pass over chunks, then every chunk's outputs.
 pub(crate) fn forward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
-    for (kernel, count) in
-        [(Kernel::ChunkPrepare, chunk_heads), (Kernel::ChunkState, column_jobs(g)), (Kernel::ChunkOutput, chunk_heads)]
-    {
-        plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])?;
+    if g.on_tensor_cores() {
+        let state_jobs = column_jobs(g, CoopTiling::new(g.dims).state_columns);
+        return push_all(
+            ctx,
+            g,
+            plan,
+            &[
+                (Kernel::CoopPack, chunk_heads),
+                (Kernel::CoopPrepare, chunk_heads),
+                (Kernel::CoopState, state_jobs),
+                (Kernel::CoopOutput, chunk_heads),
+            ],
+        );
     }
-    Ok(())
+    let state_jobs = column_jobs(g, CHUNK_COLUMNS);
+    push_all(
+        ctx,
+        g,
+        plan,
+        &[(Kernel::ChunkPrepare, chunk_heads), (Kernel::ChunkState, state_jobs), (Kernel::ChunkOutput, chunk_heads)],
+    )
 }
 
 /// The backward: the reverse pass over chunks, then every chunk's gradients.
 pub(crate) fn backward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
-    for (kernel, count) in [(Kernel::ChunkStateBackward, column_jobs(g)), (Kernel::ChunkGrad, chunk_heads)] {
-        plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])?;
+    if g.on_tensor_cores() {
+        return Ok(()); // TODO(session): coop backward
     }
-    Ok(())
+    let state_jobs = column_jobs(g, CHUNK_COLUMNS);
+    push_all(ctx, g, plan, &[(Kernel::ChunkStateBackward, state_jobs), (Kernel::ChunkGrad, chunk_heads)])
 }

@@ -30,7 +30,7 @@ use crate::plan::folded;
 use crate::state_pool::StatePool;
 use crate::timestamps::Timestamps;
 use crate::{Clock, Context, Error, LayerConfig, Params, Result};
-use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS, Precision};
+use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -101,7 +101,7 @@ impl Decoder {
                 return Err(Error::Config { name, reason: format!("must be 1 to {most}, got {value}") });
             }
         }
-        let pipeline = ctx.pipelines().get(ctx, Kernel::DecodeStep, (dims, Precision::F32))?;
+        let pipeline = ctx.pipelines().get(ctx, Kernel::DecodeStep, dims)?;
         let tokens = capacity.sequences * capacity.tokens;
         let (c, v, nv) = (config.channels(), config.value_width(), config.nv);
         let layer = uniform(ctx, "decode layer", bytemuck::bytes_of(&<LayerUniform as bytemuck::Zeroable>::zeroed()))?;

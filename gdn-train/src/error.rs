@@ -43,6 +43,9 @@ pub enum Error {
     /// Head dims without generated kernels.
     #[error(transparent)]
     UnsupportedDims(#[from] gdn_wgsl::UnsupportedDims),
+    /// A kernel asked for at head dims it is not generated for.
+    #[error(transparent)]
+    NoVariant(#[from] gdn_wgsl::NoVariant),
     /// A host slice of the wrong length.
     #[error("{name}: expected {expected} elements, got {got}")]
     Length {

@@ -4,7 +4,6 @@
 //! `dℓ`/`dβ` it hands to the shared gate backward, and its dispatches. Adding a family adds a variant
 //! here and a module beside `recurrent` and `chunked`; the device tests run every family.
 
-use crate::pipelines::Variant;
 use crate::plan::Plan;
 use crate::{Context, Error, Result, chunked, recurrent};
 use gdn_wgsl::{HeadDims, MAX_CHUNK, Precision};
@@ -75,11 +74,15 @@ impl Family {
             Family::Recurrent { checkpoint_interval: 0 } => {
                 Err(Error::Config { name: "checkpoint_interval", reason: "must be at least 1".into() })
             }
-            Family::Chunked { chunk } if chunk < precision.min_chunk() as usize || chunk > MAX_CHUNK as usize => {
+            Family::Chunked { chunk }
+                if chunk < precision.min_chunk() as usize
+                    || chunk > MAX_CHUNK as usize
+                    || chunk % precision.min_chunk() as usize != 0 =>
+            {
                 Err(Error::Config {
                     name: "chunk",
                     reason: format!(
-                        "{chunk} tokens: a chunk holds {} to {MAX_CHUNK} tokens with {} products",
+                        "{chunk} tokens: a chunk holds a multiple of {} tokens up to {MAX_CHUNK} with {} products",
                         precision.min_chunk(),
                         precision.name()
                     ),
@@ -168,9 +171,10 @@ impl Geometry<'_> {
         self.offsets.len() - 1
     }
 
-    /// What the tape's kernels are generated for.
-    pub fn variant(&self) -> Variant {
-        (self.dims, self.precision)
+    /// Whether the chunked family's products run on tensor cores: asked for, and the heads suit
+    /// them ([`Precision::suits`]; otherwise in f32).
+    pub fn on_tensor_cores(&self) -> bool {
+        self.precision == Precision::TensorCore && self.precision.suits(self.dims)
     }
 
     /// Slot of each sequence's first stored state (`[seqs + 1]`, the last the total): a sequence of

@@ -60,7 +60,7 @@ pub use context::{Context, ContextOptions};
 pub use decode::{DecodeBuffer, DecodeCapacity, DecodeInputs, Decoder};
 pub use error::{Error, Result};
 pub use family::Family;
-pub use gdn_wgsl::{MAX_DECODE_TOKENS, Precision, UnsupportedDims};
+pub use gdn_wgsl::{MAX_DECODE_TOKENS, NoVariant, Precision, UnsupportedDims};
 pub use host::{Gradients, Inputs, Outputs, Params};
 pub use state_pool::{SlotState, StatePool};
 pub use tape::Tape;

@@ -39,7 +39,7 @@ fn elements(n: usize) -> usize {
 
 /// Appends `kernel` over `count` workgroups (folded under the grid limit).
 fn push(ctx: &Context, g: &Geometry, plan: &mut Plan, kernel: Kernel, count: usize) -> Result<()> {
-    plan.push(ctx, kernel, g.variant(), folded(ctx, kernel.name(), count)?, &[])
+    plan.push(ctx, kernel, g.dims, folded(ctx, kernel.name(), count)?, &[])
 }
 
 /// The forward: conv, q/k norms, gates, the family's delta rule, the gated norm.
@@ -75,9 +75,9 @@ pub(crate) fn backward(ctx: &Context, g: &Geometry) -> Result<Plan> {
         }
         let (column_groups, blocks) = (column_groups as usize, shape.blocks as usize);
         let partial_grid = folded(ctx, partial_kernel.name(), column_groups * blocks)?;
-        plan.push(ctx, partial_kernel, g.variant(), partial_grid, &overrides)?;
+        plan.push(ctx, partial_kernel, g.dims, partial_grid, &overrides)?;
         let finish_grid = folded(ctx, Kernel::ColumnSumFinish.name(), column_groups)?;
-        plan.push(ctx, Kernel::ColumnSumFinish, g.variant(), finish_grid, &overrides)?;
+        plan.push(ctx, Kernel::ColumnSumFinish, g.dims, finish_grid, &overrides)?;
     }
     Ok(plan)
 }

@@ -3,12 +3,9 @@
 //! limit too small is a typed error naming it rather than a validation failure.
 
 use crate::{Context, Error, Result};
-use gdn_wgsl::{BindingKind, HeadDims, Kernel, KernelSource, Precision};
+use gdn_wgsl::{BindingKind, HeadDims, Kernel, KernelSource};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
-
-/// What a kernel is generated for beyond its name: head dims and the precision of its products.
-pub(crate) type Variant = (HeadDims, Precision);
 
 /// A kernel variant ready to dispatch.
 pub(crate) struct KernelPipeline {
@@ -17,9 +14,8 @@ pub(crate) struct KernelPipeline {
     pub pipeline: wgpu::ComputePipeline,
 }
 
-/// A kernel variant: head dims are `None` for kernels that do not depend on them, and the
-/// precision the one the kernel computes in (`Kernel::precision`).
-type VariantKey = (Kernel, Option<HeadDims>, Precision);
+/// A kernel variant: head dims are `None` for kernels that do not depend on them.
+type VariantKey = (Kernel, Option<HeadDims>);
 
 /// Pipelines by variant.
 #[derive(Default)]
@@ -28,16 +24,16 @@ pub(crate) struct PipelineCache {
 }
 
 impl PipelineCache {
-    /// The pipeline of `kernel` for `dims` in `precision`, built on first use.
-    pub fn get(&self, ctx: &Context, kernel: Kernel, (dims, precision): Variant) -> Result<Arc<KernelPipeline>> {
-        let precision = kernel.precision(dims, precision);
-        let key = (kernel, kernel.depends_on_dims().then_some(dims), precision);
+    /// The pipeline of `kernel` for `dims`, built on first use; refused where the device lacks
+    /// what the kernel's precision needs.
+    pub fn get(&self, ctx: &Context, kernel: Kernel, dims: HeadDims) -> Result<Arc<KernelPipeline>> {
+        let key = (kernel, kernel.depends_on_dims().then_some(dims));
         let mut built = self.built.lock().expect("pipeline cache lock");
         if let Some(p) = built.get(&key) {
             return Ok(p.clone());
         }
-        ctx.supports(precision)?;
-        let pipeline = Arc::new(build(ctx, overridden(gdn_wgsl::kernel_source(kernel, dims, precision))?)?);
+        ctx.supports(kernel.precision())?;
+        let pipeline = Arc::new(build(ctx, overridden(gdn_wgsl::kernel_source(kernel, dims)?)?)?);
         built.insert(key, pipeline.clone());
         Ok(pipeline)
     }
@@ -110,8 +106,12 @@ fn build(ctx: &Context, source: KernelSource) -> Result<KernelPipeline> {
             ty: wgpu::BindingType::Buffer {
                 ty: match binding.kind {
                     BindingKind::LayerUniform | BindingKind::ReduceUniform => wgpu::BufferBindingType::Uniform,
-                    BindingKind::ReadU32 | BindingKind::ReadF32 => wgpu::BufferBindingType::Storage { read_only: true },
-                    BindingKind::WriteF32 => wgpu::BufferBindingType::Storage { read_only: false },
+                    BindingKind::ReadU32 | BindingKind::ReadF32 | BindingKind::ReadF16 => {
+                        wgpu::BufferBindingType::Storage { read_only: true }
+                    }
+                    BindingKind::WriteF32 | BindingKind::WriteF16 => {
+                        wgpu::BufferBindingType::Storage { read_only: false }
+                    }
                 },
                 has_dynamic_offset: false,
                 min_binding_size: None,

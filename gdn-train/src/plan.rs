@@ -3,10 +3,10 @@
 //! only what its plans bind); [`Plan::bind`] resolves the bindings once against the tape's buffers.
 //! Forward and backward are each one such plan, encoded into one compute pass.
 
-use crate::pipelines::{KernelPipeline, Variant};
+use crate::pipelines::KernelPipeline;
 use crate::timestamps::Timestamps;
 use crate::{Context, Error, Result};
-use gdn_wgsl::Kernel;
+use gdn_wgsl::{HeadDims, Kernel};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -46,11 +46,11 @@ impl Plan {
         &mut self,
         ctx: &Context,
         kernel: Kernel,
-        variant: Variant,
+        dims: HeadDims,
         grid: (u32, u32),
         overrides: &[(&'static str, &'static str)],
     ) -> Result<()> {
-        let pipeline = ctx.pipelines().get(ctx, kernel, variant)?;
+        let pipeline = ctx.pipelines().get(ctx, kernel, dims)?;
         let buffers = pipeline
             .source
             .bindings

@@ -37,12 +37,12 @@ pub(crate) fn forward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()
     let column_blocks = g.config.dv.div_ceil(Tiling::forward(g.dims).columns() as usize);
     let kernel = Kernel::RecurrenceForward;
     let grid = folded(ctx, kernel.name(), g.sequences() * g.config.nv * column_blocks)?;
-    plan.push(ctx, kernel, g.variant(), grid, &[])
+    plan.push(ctx, kernel, g.dims, grid, &[])
 }
 
 /// The backward recurrence: one workgroup per (sequence, head).
 pub(crate) fn backward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let kernel = Kernel::RecurrenceBackward;
     let grid = folded(ctx, kernel.name(), g.sequences() * g.config.nv)?;
-    plan.push(ctx, kernel, g.variant(), grid, &[])
+    plan.push(ctx, kernel, g.dims, grid, &[])
 }

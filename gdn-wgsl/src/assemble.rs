@@ -6,10 +6,10 @@ use crate::uniforms::{LAYER_WGSL, REDUCE_WGSL};
 use crate::{HeadDims, Kernel, Precision};
 use std::fmt::Write;
 
-/// The complete WGSL of `kernel` for `dims` in `precision`.
-pub(crate) fn wgsl(kernel: Kernel, dims: HeadDims, precision: Precision) -> String {
+/// The complete WGSL of `kernel` for `dims`.
+pub(crate) fn wgsl(kernel: Kernel, dims: HeadDims) -> String {
     let mut out = String::new();
-    let tensor_core = precision == Precision::TensorCore && kernel.uses_matmul();
+    let tensor_core = kernel.precision() == Precision::TensorCore;
     if tensor_core {
         out.push_str("enable f16;\nenable wgpu_cooperative_matrix;\n\n");
     }
@@ -36,7 +36,7 @@ pub(crate) fn wgsl(kernel: Kernel, dims: HeadDims, precision: Precision) -> Stri
         out.push_str(&wgsl_declaration(slot, binding));
         out.push('\n');
     }
-    let (template, snippets) = kernel.sources(precision);
+    let (template, snippets) = kernel.sources();
     for (name, text) in snippets {
         write!(out, "\n// ---- {name}.wgsl ----\n{text}").expect("writing to a String");
     }

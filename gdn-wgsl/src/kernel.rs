@@ -3,7 +3,7 @@
 //! the generator writes the WGSL `var` declarations from them, and a host builds its bind group
 //! layouts from them, so the two cannot drift.
 
-use crate::tiling::Tiling;
+use crate::tiling::{CoopTiling, Tiling};
 use crate::{HeadDims, Precision, uniforms};
 
 /// What a binding holds.
@@ -19,6 +19,10 @@ pub enum BindingKind {
     ReadF32,
     /// A read-write `array<f32>`.
     WriteF32,
+    /// A read-only `array<f16>` (the tensor-core kernels' packed operands).
+    ReadF16,
+    /// A read-write `array<f16>`.
+    WriteF16,
 }
 
 /// One binding of group 0; its slot is its position in [`Kernel::bindings`].
@@ -34,7 +38,7 @@ const fn bind(name: &'static str, kind: BindingKind) -> Binding {
     Binding { name, kind }
 }
 
-use BindingKind::{LayerUniform, ReadF32, ReadU32, ReduceUniform, WriteF32};
+use BindingKind::{LayerUniform, ReadF16, ReadF32, ReadU32, ReduceUniform, WriteF16, WriteF32};
 
 /// Threads per workgroup of the element-wise kernels.
 pub const ELEMENTS: u32 = 256;
@@ -43,7 +47,8 @@ pub const COLUMNS: u32 = 64;
 /// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
 pub const VEC: u32 = 64;
 /// Threads per workgroup of the chunked family's kernels (`templates/matmul.wgsl`: 16 × 16 threads,
-/// a 4 × 4 block of a 64 × 64 output tile each).
+/// a 4 × 4 block of a 64 × 64 output tile each; the tensor-core kernels: eight subgroups of 32 that
+/// own 16 × 16 output blocks, `templates/coop.wgsl`).
 pub const MATMUL_THREADS: u32 = 256;
 /// The chunked family's largest chunk: its per-chunk vectors and the triangular solve are sized by it.
 pub const MAX_CHUNK: u32 = 64;
@@ -55,7 +60,7 @@ pub const DECODE_THREADS: u32 = 256;
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
 /// Every kernel: the layer's shared ones, the recurrent family's (`Recurrence*`) and the chunked
-/// family's (`Chunk*`).
+/// family's, in f32 (`Chunk*`) and on tensor cores (`Coop*`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Kernel {
     /// Causal conv + SiLU of the raw projection.
@@ -96,6 +101,14 @@ pub enum Kernel {
     ChunkStateBackward,
     /// Chunked family: every per-chunk gradient (dq̂, dk̂, dv, dℓ, dβ).
     ChunkGrad,
+    /// Chunked family on tensor cores: every chunk's operands in f16, packed chunk-major.
+    CoopPack,
+    /// Chunked family on tensor cores: the state-independent part of every chunk (K Kᵀ, T, W¹, Ũ).
+    CoopPrepare,
+    /// Chunked family on tensor cores: the pass over chunks (chunk-start states, U, hT).
+    CoopState,
+    /// Chunked family on tensor cores: every chunk's outputs from the state entering it.
+    CoopOutput,
     /// Inference: one fused step of a few tokens for a batch of sequences, reading and updating
     /// their recurrent and conv states in place in a pool, addressed by slot.
     DecodeStep,
@@ -103,7 +116,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 20] = [
+    pub const ALL: [Kernel; 24] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -123,6 +136,10 @@ impl Kernel {
         Kernel::ChunkOutput,
         Kernel::ChunkStateBackward,
         Kernel::ChunkGrad,
+        Kernel::CoopPack,
+        Kernel::CoopPrepare,
+        Kernel::CoopState,
+        Kernel::CoopOutput,
         Kernel::DecodeStep,
     ];
 
@@ -151,28 +168,21 @@ impl Kernel {
         )
     }
 
-    /// Whether the kernel's products are built on `templates/matmul.wgsl`, and so come in every
-    /// [`Precision`]; the others are f32 only.
-    pub fn uses_matmul(self) -> bool {
-        matches!(
-            self,
-            Kernel::ChunkPrepare
-                | Kernel::ChunkState
-                | Kernel::ChunkOutput
-                | Kernel::ChunkStateBackward
-                | Kernel::ChunkGrad
-        )
+    /// The precision the kernel computes its products in: the `Coop*` kernels on tensor cores,
+    /// every other in f32.
+    pub fn precision(self) -> Precision {
+        if self.on_tensor_cores() { Precision::TensorCore } else { Precision::F32 }
     }
 
-    /// The precision the kernel computes in for heads of `dims` when `asked` is: `asked` where the
-    /// kernel has matrix products and the heads suit it ([`Precision::suits`]), f32 otherwise.
-    pub fn precision(self, dims: HeadDims, asked: Precision) -> Precision {
-        if self.uses_matmul() && asked.suits(dims) { asked } else { Precision::F32 }
+    fn on_tensor_cores(self) -> bool {
+        matches!(self, Kernel::CoopPack | Kernel::CoopPrepare | Kernel::CoopState | Kernel::CoopOutput)
     }
 
-    /// The precisions the kernel is generated in.
-    pub fn precisions(self) -> &'static [Precision] {
-        if self.uses_matmul() { &Precision::ALL } else { &[Precision::F32] }
+    /// Whether the kernel is generated for heads of `dims`: the tensor-core kernels only where
+    /// [`Precision::suits`] them (16 × 16 blocks tile the head dims), every other for every pair of
+    /// [`crate::SUPPORTED_SIZES`].
+    pub fn generated_for(self, dims: HeadDims) -> bool {
+        self.precision().suits(dims)
     }
 
     /// Threads per workgroup.
@@ -192,16 +202,17 @@ impl Kernel {
             | Kernel::ChunkState
             | Kernel::ChunkOutput
             | Kernel::ChunkStateBackward
-            | Kernel::ChunkGrad => MATMUL_THREADS,
+            | Kernel::ChunkGrad
+            | Kernel::CoopPack
+            | Kernel::CoopPrepare
+            | Kernel::CoopState
+            | Kernel::CoopOutput => MATMUL_THREADS,
         }
     }
 
     /// Bytes of workgroup memory the kernel declares.
-    pub fn workgroup_bytes(self, dims: HeadDims, precision: Precision) -> u32 {
-        let matmul = match precision {
-            Precision::F32 => MATMUL_F32_BYTES,
-            Precision::TensorCore => MATMUL_TENSOR_CORE_BYTES,
-        };
+    pub fn workgroup_bytes(self, dims: HeadDims) -> u32 {
+        let tiling = CoopTiling::new(dims);
         let floats = match self {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
             Kernel::RecurrenceForward => {
@@ -212,13 +223,22 @@ impl Kernel {
                 let t = Tiling::backward(dims);
                 t.ty * t.columns() + t.tx * t.rows()
             }
-            Kernel::ChunkPrepare => CHUNK_DECAYS + MAX_CHUNK * MAX_CHUNK,
-            // chunk_state: and the four block maxima of the state and of U.
-            Kernel::ChunkState => CHUNK_DECAYS + 4,
-            // chunk_output: and the bound of its second operand, in four words.
-            Kernel::ChunkOutput => CHUNK_DECAYS + 4,
-            Kernel::ChunkStateBackward => CHUNK_DECAYS,
-            Kernel::ChunkGrad => CHUNK_DECAYS + 4 * MAX_CHUNK + MATMUL_THREADS,
+            Kernel::ChunkPrepare => CHUNK_DECAYS + MAX_CHUNK * MAX_CHUNK + MATMUL_F32_FLOATS,
+            Kernel::ChunkState | Kernel::ChunkOutput | Kernel::ChunkStateBackward => {
+                CHUNK_DECAYS + MATMUL_F32_FLOATS
+            }
+            Kernel::ChunkGrad => CHUNK_DECAYS + 4 * MAX_CHUNK + MATMUL_THREADS + MATMUL_F32_FLOATS,
+            Kernel::CoopPack => CHUNK_DECAYS + COOP_FLOATS,
+            // solve, and T in f16.
+            Kernel::CoopPrepare => CHUNK_DECAYS + COOP_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
+            // the state and diag(λ) U in f16, the staging.
+            Kernel::CoopState => {
+                CHUNK_DECAYS + COOP_FLOATS + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2 + COOP_STAGE
+            }
+            // P and a tile of the state in f16, the staging.
+            Kernel::CoopOutput => {
+                CHUNK_DECAYS + COOP_FLOATS + MAX_CHUNK * MAX_CHUNK / 2 + dims.dk * tiling.output_columns / 2 + COOP_STAGE
+            }
             // decode_step: q̂ and k̂ of every token, the column partials, row_sum's scratch.
             Kernel::DecodeStep => {
                 let t = Tiling::decode(dims);
@@ -226,7 +246,7 @@ impl Kernel {
             }
             _ => 0,
         };
-        4 * floats + if self.uses_matmul() { matmul } else { 0 }
+        4 * floats
     }
 
     /// The `const` declarations the template needs, as (name, value).
@@ -257,6 +277,9 @@ impl Kernel {
             Kernel::ChunkState | Kernel::ChunkStateBackward => {
                 vec![("DK", dims.dk), ("DV", dims.dv), ("CB", CHUNK_COLUMNS)]
             }
+            Kernel::CoopPack | Kernel::CoopPrepare => vec![("DK", dims.dk), ("DV", dims.dv)],
+            Kernel::CoopState => vec![("DK", dims.dk), ("DV", dims.dv), ("CB", CoopTiling::new(dims).state_columns)],
+            Kernel::CoopOutput => vec![("DK", dims.dk), ("DV", dims.dv), ("CO", CoopTiling::new(dims).output_columns)],
             Kernel::DecodeStep => {
                 let mut constants = tiled(Tiling::decode(dims));
                 constants.extend([("VEC", DECODE_THREADS), ("MAX_TOKENS", MAX_DECODE_TOKENS)]);
@@ -265,14 +288,11 @@ impl Kernel {
         }
     }
 
-    /// The template and the snippets it includes, in order; the matmul in `precision`.
-    pub(crate) fn sources(self, precision: Precision) -> (&'static str, Vec<(&'static str, &'static str)>) {
+    /// The template and the snippets it includes, in order.
+    pub(crate) fn sources(self) -> (&'static str, Vec<(&'static str, &'static str)>) {
         let spec = self.spec();
         let mut snippets = vec![("math", MATH)];
-        snippets.extend(spec.snippets.iter().map(|&snippet| match (snippet.0, precision) {
-            ("matmul", Precision::TensorCore) => MATMUL_TENSOR_CORE,
-            _ => snippet,
-        }));
+        snippets.extend(spec.snippets.iter().copied());
         (spec.template, snippets)
     }
 
@@ -297,6 +317,10 @@ impl Kernel {
             Kernel::ChunkOutput => &CHUNK_OUTPUT,
             Kernel::ChunkStateBackward => &CHUNK_STATE_BACKWARD,
             Kernel::ChunkGrad => &CHUNK_GRAD,
+            Kernel::CoopPack => &COOP_PACK,
+            Kernel::CoopPrepare => &COOP_PREPARE,
+            Kernel::CoopState => &COOP_STATE,
+            Kernel::CoopOutput => &COOP_OUTPUT,
             Kernel::DecodeStep => &DECODE_STEP,
         }
     }
@@ -320,18 +344,21 @@ const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgs
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
 const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templates/matmul_staging.wgsl"));
 const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl"));
-const MATMUL_TENSOR_CORE: (&str, &str) = ("matmul_coop", include_str!("../templates/matmul_coop.wgsl"));
+const SOLVE: (&str, &str) = ("solve", include_str!("../templates/solve.wgsl"));
+const COOP: (&str, &str) = ("coop", include_str!("../templates/coop.wgsl"));
 const CHUNKS: (&str, &str) = ("chunks", include_str!("../templates/chunks.wgsl"));
 const CHUNK_GRADS: (&str, &str) = ("chunk_grads", include_str!("../templates/chunk_grads.wgsl"));
 const COLUMN_JOBS: (&str, &str) = ("chunk_columns", include_str!("../templates/chunk_columns.wgsl"));
 
 /// Floats of workgroup memory every chunked kernel declares for the chunk's five decay vectors.
-const CHUNK_DECAYS: u32 = 5 * MAX_CHUNK;
-/// Bytes of workgroup memory of the f32 matmul: two staged operands, 16 rows of 17 vec4 each.
-const MATMUL_F32_BYTES: u32 = 2 * 16 * 17 * 16;
-/// Bytes of workgroup memory of the tensor-core matmul: the staged f16 operands, 64 × (16 + 8) and
-/// 16 × (64 + 8), and the f32 output tile of 64 × 64.
-const MATMUL_TENSOR_CORE_BYTES: u32 = (64 * 24 + 16 * 72) * 2 + 64 * 64 * 4;
+pub(crate) const CHUNK_DECAYS: u32 = 5 * MAX_CHUNK;
+/// Floats of workgroup memory of the f32 matmul: two staged operands, 16 rows of 17 vec4 each.
+const MATMUL_F32_FLOATS: u32 = 2 * 16 * 17 * 4;
+/// Floats of workgroup memory `templates/coop.wgsl` declares: the largest-magnitude words and the
+/// span tables.
+pub(crate) const COOP_FLOATS: u32 = 4 + 2 * MAX_CHUNK + 4;
+/// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
+pub(crate) const COOP_STAGE: u32 = 8 * 256;
 
 const CONV_FORWARD: Spec = Spec {
     name: "conv_forward",
@@ -531,7 +558,7 @@ const COLUMN_SUM_FINISH: Spec = Spec {
 const CHUNK_PREPARE: Spec = Spec {
     name: "chunk_prepare",
     template: include_str!("../templates/chunk_prepare.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, SOLVE, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -615,6 +642,86 @@ const CHUNK_GRAD: Spec = Spec {
     ],
 };
 
+const COOP_PACK: Spec = Spec {
+    name: "coop_pack",
+    template: include_str!("../templates/coop_pack.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COOP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("q_half", WriteF16),
+        bind("k_half", WriteF16),
+        bind("qd_half", WriteF16),
+        bind("x_half", WriteF16),
+        bind("y_half", WriteF16),
+    ],
+};
+
+const COOP_PREPARE: Spec = Spec {
+    name: "coop_prepare",
+    template: include_str!("../templates/coop_prepare.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COOP, SOLVE],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("k_half", ReadF16),
+        bind("x_half", ReadF16),
+        bind("y_half", ReadF16),
+        bind("t_half", WriteF16),
+        bind("km_half", WriteF16),
+        bind("w_half", WriteF16),
+        bind("u_tilde", WriteF32),
+    ],
+};
+
+const COOP_STATE: Spec = Spec {
+    name: "coop_state",
+    template: include_str!("../templates/coop_state.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COLUMN_JOBS, COOP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("h0", ReadF32),
+        bind("k_half", ReadF16),
+        bind("w_half", ReadF16),
+        bind("u_tilde", ReadF32),
+        bind("ckpt", WriteF32),
+        bind("u_values", WriteF32),
+        bind("u_half", WriteF16),
+        bind("lu_half", WriteF16),
+        bind("ht", WriteF32),
+    ],
+};
+
+const COOP_OUTPUT: Spec = Spec {
+    name: "coop_output",
+    template: include_str!("../templates/coop_output.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COOP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("q_half", ReadF16),
+        bind("k_half", ReadF16),
+        bind("qd_half", ReadF16),
+        bind("u_half", ReadF16),
+        bind("ckpt", ReadF32),
+        bind("p_half", WriteF16),
+        bind("o", WriteF32),
+    ],
+};
+
 const DECODE_STEP: Spec = Spec {
     name: "decode_step",
     template: include_str!("../templates/decode_step.wgsl"),
@@ -640,6 +747,8 @@ pub(crate) fn wgsl_declaration(slot: usize, binding: &Binding) -> String {
         ReadU32 => ("storage, read", "array<u32>"),
         ReadF32 => ("storage, read", "array<f32>"),
         WriteF32 => ("storage, read_write", "array<f32>"),
+        ReadF16 => ("storage, read", "array<f16>"),
+        WriteF16 => ("storage, read_write", "array<f16>"),
     };
     format!("@group(0) @binding({slot}) var<{space}> {}: {ty};", binding.name)
 }

@@ -15,10 +15,11 @@
 //! use gdn_wgsl::{HeadDims, Kernel, Precision, kernel_source};
 //!
 //! let dims = HeadDims::new(64, 32)?;
-//! let source = kernel_source(Kernel::RecurrenceBackward, dims, Precision::F32);
+//! let source = kernel_source(Kernel::RecurrenceBackward, dims)?;
 //! assert!(source.wgsl.contains("const DK: u32 = 64u;"));
 //! assert_eq!(source.bindings[0].name, "layer");
-//! # Ok::<(), gdn_wgsl::UnsupportedDims>(())
+//! assert_eq!(source.precision, Precision::F32);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
 
@@ -35,7 +36,7 @@ pub use kernel::{
     MAX_DECODE_TOKENS, VEC,
 };
 pub use precision::Precision;
-pub use tiling::Tiling;
+pub use tiling::{CoopTiling, Tiling};
 pub use uniforms::{LayerUniform, ReduceUniform};
 
 /// One kernel variant: its WGSL (entry point `main`) and its interface.
@@ -45,7 +46,7 @@ pub struct KernelSource {
     pub kernel: Kernel,
     /// The head dims it was generated for (irrelevant when the kernel does not depend on them).
     pub dims: HeadDims,
-    /// The arithmetic of its matrix products (always f32 for kernels that have none).
+    /// The arithmetic of its matrix products ([`Kernel::precision`]).
     pub precision: Precision,
     /// The complete WGSL module.
     pub wgsl: String,
@@ -60,17 +61,34 @@ pub struct KernelSource {
 /// The entry point of every generated module.
 pub const ENTRY_POINT: &str = "main";
 
-/// Generates `kernel` for `dims` in `precision`, or in f32 where the kernel does not take it
-/// ([`Kernel::precision`]).
-pub fn kernel_source(kernel: Kernel, dims: HeadDims, precision: Precision) -> KernelSource {
-    let precision = kernel.precision(dims, precision);
-    KernelSource {
+/// A kernel asked for at head dims it is not generated for ([`Kernel::generated_for`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("kernel {kernel} has no variant for {dims}: {reason}")]
+pub struct NoVariant {
+    /// The kernel's name.
+    pub kernel: &'static str,
+    /// The head dims asked for.
+    pub dims: HeadDims,
+    /// Why it has none.
+    pub reason: &'static str,
+}
+
+/// Generates `kernel` for `dims`.
+pub fn kernel_source(kernel: Kernel, dims: HeadDims) -> Result<KernelSource, NoVariant> {
+    if !kernel.generated_for(dims) {
+        return Err(NoVariant {
+            kernel: kernel.name(),
+            dims,
+            reason: "tensor-core kernels need head dims that are multiples of 16 (16 × 16 blocks tile them)",
+        });
+    }
+    Ok(KernelSource {
         kernel,
         dims,
-        precision,
-        wgsl: assemble::wgsl(kernel, dims, precision),
+        precision: kernel.precision(),
+        wgsl: assemble::wgsl(kernel, dims),
         bindings: kernel.bindings(),
         workgroup_size: kernel.workgroup_size(dims),
-        workgroup_bytes: kernel.workgroup_bytes(dims, precision),
-    }
+        workgroup_bytes: kernel.workgroup_bytes(dims),
+    })
 }

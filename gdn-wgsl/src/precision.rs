@@ -1,6 +1,6 @@
-//! The arithmetic of the chunked family's matrix products: f32 everywhere, or f16 operands on
-//! cooperative matrices (tensor cores) with f32 accumulation. Only the kernels built on
-//! `templates/matmul.wgsl` have the second form; the state, every accumulation, every decay and every
+//! The arithmetic of the chunked family's matrix products: f32 everywhere (the `Chunk*` kernels on
+//! `templates/matmul.wgsl`), or f16 operands on cooperative matrices (tensor cores) with f32
+//! accumulation (the `Coop*` kernels); the state, every accumulation, every decay and every
 //! element-wise step stay f32 in both.
 
 use crate::dims::HeadDims;
@@ -29,10 +29,10 @@ impl Precision {
         }
     }
 
-    /// The fewest tokens per chunk the chunked family accepts in this precision. Tensor-core
-    /// products round the state and its gradient to f16 as operands once per chunk, so their error
-    /// grows as chunks shrink (1e-2 on `dqkv` at one token per chunk, dk = 8); below one 16-token tile
-    /// the tensor cores would also idle. f32 takes any chunk.
+    /// The fewest tokens per chunk the chunked family accepts in this precision, and what every
+    /// chunk is a multiple of. Tensor-core kernels cut chunks into 16-token blocks; their products
+    /// also round the state and its gradient to f16 as operands once per chunk, so their error grows
+    /// as chunks shrink (1e-2 on `dqkv` at one token per chunk, dk = 8). f32 takes any chunk.
     pub fn min_chunk(self) -> u32 {
         match self {
             Precision::F32 => 1,
@@ -41,14 +41,14 @@ impl Precision {
     }
 
     /// Whether heads of `dims` compute their products in this precision; where not, in f32.
-    /// Tensor cores need keys at least 16 wide: at dk = 8 the layer's key and query gradients
-    /// amplify the core's relative error about 15× (seen in f32 as well), which turns f16
-    /// operands' 5e-4 into 1.26e-2 on `dqkv` on realistic inputs (BENCHMARKS.md), over the
-    /// spec's 1e-2; such narrow products gain nothing from tensor cores either.
+    /// The tensor-core kernels tile the head dims by 16 × 16 blocks, so both must be multiples of
+    /// 16 (dk = 8 would also miss the gradient bar: the layer's key and query gradients amplify the
+    /// core's relative error about 15×, seen in f32 as well, which turned f16 operands' 5e-4 into
+    /// 1.26e-2 on `dqkv` on realistic inputs, BENCHMARKS.md).
     pub fn suits(self, dims: HeadDims) -> bool {
         match self {
             Precision::F32 => true,
-            Precision::TensorCore => dims.dk >= 16,
+            Precision::TensorCore => dims.dk % 16 == 0 && dims.dv % 16 == 0,
         }
     }
 

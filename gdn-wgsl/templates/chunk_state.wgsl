@@ -3,39 +3,15 @@
 // e₁ = e^{γ_0} and G = e^{γ_{C−1}}:
 //   U = Ũ − e₁ W¹ S;   S ← G S + Kᵀ diag(λ) U.
 // Writes the state at every chunk start into ckpt (the backward's only record of the forward and what
-// chunk_output computes the outputs from), U into chunk_fwd, and hT. Columns of the state are independent, so each workgroup keeps
-// its CB columns; the state lives in ckpt itself, each phase separated by a storage barrier.
-// The largest magnitudes of the block's state and of U are tracked as they are written (bounds for
-// mm_operand_scales: with β → 0 and no h0, both are of the order of β).
+// chunk_output computes the outputs from), U into chunk_fwd, and hT. Columns of the state are
+// independent, so each workgroup keeps its CB columns; the state lives in ckpt itself, each phase
+// separated by a storage barrier.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
 const OP_U: u32 = 0u;
 const OP_S: u32 = 1u;
 
 var<private> last_chunk: bool;
-
-// Largest magnitudes written, as the bits of a non-negative f32 (which order as u32 do): of the state
-// entering chunks of parity p at [p], of U at [2 + p]. Each invocation gathers its own in `seen` and
-// publishes it once per product.
-var<workgroup> block_max: array<atomic<u32>, 4>;
-var<private> seen: f32;
-
-fn see(value: f32) {
-    if (MM_USES_BOUNDS) {
-        seen = max(seen, abs(value));
-    }
-}
-
-fn publish(slot: u32) {
-    if (MM_USES_BOUNDS) {
-        atomicMax(&block_max[slot], bitcast<u32>(seen));
-    }
-    seen = 0.0;
-}
-
-fn published(slot: u32) -> f32 {
-    return bitcast<f32>(atomicLoad(&block_max[slot]));
-}
 
 // How the operands lie: Kᵀ (the A of the state update) is contiguous along its rows.
 fn a_column_major(op: u32, k0: u32) -> bool {
@@ -74,12 +50,10 @@ fn store_c(op: u32, r: u32, c: u32, value: f32) {
         case OP_U: {
             let u = chunk_fwd[fwd_ut(r, col)] - chunk_first_decay() * value;
             chunk_fwd[fwd_u(r, col)] = u;
-            see(u);
         }
         default: {
             let at = chunk_state_at(ck_slot) + r * DV + col;
             let next = chunk_decay() * ckpt[at] + value;
-            see(next);
             if (last_chunk) {
                 ht[(chunk_sequence(ck_slot) * layer.nv + ck_h) * DK * DV + r * DV + col] = next;
             } else {
@@ -112,28 +86,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             s = h0[(n * layer.nv + h) * DK * DV + at];
         }
         ckpt[start_at + at] = s;
-        see(s);
     }
-    publish(0u);
     storageBarrier();
     for (var chunk = 0u; chunk < chunks; chunk = chunk + 1u) {
-        let p = chunk % 2u;
-        if (tid == 0u) {
-            // Last read in the previous chunk, which the barriers since then have closed.
-            atomicStore(&block_max[1u - p], 0u);
-            atomicStore(&block_max[3u - p], 0u);
-        }
         chunk_begin(first + chunk, h, tid);
         last_chunk = chunk + 1u == chunks;
-        let state_bound = published(p);
-        mm_operand_scales(chunk_beta_bound(), state_bound);
         mm(OP_U, c, width, DK, tid);
-        publish(2u + p);
         storageBarrier();
         workgroupBarrier();
-        mm_operand_scales(1.0, published(2u + p));
         mm(OP_S, DK, width, c, tid);
-        publish(1u - p);
         storageBarrier();
         workgroupBarrier();
     }

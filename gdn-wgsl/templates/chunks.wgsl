@@ -105,18 +105,13 @@ fn chunk_decay() -> f32 {
     return ck_d[chunk_size() - 1u];
 }
 
-// Bounds of the magnitudes in the chunk's operands, for mm_operand_scales: the largest β, and that of
-// a q̂ entry (‖q̂‖ = dk^−½), which also bounds the entries of Q Kᵀ.
+// The largest β of the chunk (the tensor-core kernels scale β-sized operands by it).
 fn chunk_beta_bound() -> f32 {
     var bound = 0.0;
     for (var t = 0u; t < chunk_size(); t = t + 1u) {
         bound = max(bound, ck_beta[t]);
     }
     return bound;
-}
-
-fn chunk_q_bound() -> f32 {
-    return inverseSqrt(f32(DK));
 }
 
 // Row t of the chunk (zero for pads): q̂ and k̂ element i, v element j.

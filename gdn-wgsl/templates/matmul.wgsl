@@ -59,14 +59,6 @@ fn mm(op: u32, m: u32, n: u32, depth: u32, tid: u32) {
     }
 }
 
-// Whether mm_operand_scales uses its bounds: kernels skip gathering them when it does not.
-const MM_USES_BOUNDS: bool = false;
-
-// Bounds of the next product's operands: the tensor-core matmul scales small operands into f16's
-// normal range with them; f32 has the range, so here they change nothing.
-fn mm_operand_scales(a_bound: f32, b_bound: f32) {
-}
-
 // Stages one element of A at (row, depth) `a_at` and one of B at (column, depth) `b_at`.
 fn mm_put(a_at: vec2<u32>, a: f32, b_at: vec2<u32>, b: f32) {
     mm_a[a_at.y * MM_STRIDE + a_at.x / 4u][a_at.x % 4u] = a;

@@ -2,13 +2,16 @@
 //! naga's reflection of every variant: bindings (slot, name, access), workgroup size, workgroup
 //! memory, and the uniform structs' layouts against the Rust structs.
 
-use gdn_wgsl::{BindingKind, HeadDims, Kernel, LayerUniform, Precision, ReduceUniform, kernel_source};
+use gdn_wgsl::{BindingKind, HeadDims, Kernel, KernelSource, LayerUniform, Precision, ReduceUniform, kernel_source};
 use naga::{AddressSpace, StorageAccess};
 
 /// Every generated variant.
-fn variants() -> impl Iterator<Item = (Kernel, HeadDims, Precision)> {
+fn variants() -> impl Iterator<Item = KernelSource> {
     HeadDims::all().flat_map(|dims| {
-        Kernel::ALL.into_iter().flat_map(move |kernel| kernel.precisions().iter().map(move |&p| (kernel, dims, p)))
+        Kernel::ALL
+            .into_iter()
+            .filter(move |kernel| kernel.generated_for(dims))
+            .map(move |kernel| kernel_source(kernel, dims).expect("generated for these dims"))
     })
 }
 
@@ -18,9 +21,9 @@ fn module(wgsl: &str) -> naga::Module {
 
 #[test]
 fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
-    for (kernel, dims, precision) in variants() {
+    for source in variants() {
+        let (kernel, dims) = (source.kernel, source.dims);
         {
-            let source = kernel_source(kernel, dims, precision);
             let module = module(&source.wgsl);
             let mut declared: Vec<(u32, String, AddressSpace)> = module
                 .global_variables
@@ -37,10 +40,10 @@ fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
                 assert_eq!((*slot as usize, name.as_str()), (expected_slot, binding.name), "{kernel:?} {dims}");
                 let expected_space = match binding.kind {
                     BindingKind::LayerUniform | BindingKind::ReduceUniform => AddressSpace::Uniform,
-                    BindingKind::ReadU32 | BindingKind::ReadF32 => {
+                    BindingKind::ReadU32 | BindingKind::ReadF32 | BindingKind::ReadF16 => {
                         AddressSpace::Storage { access: StorageAccess::LOAD }
                     }
-                    BindingKind::WriteF32 => {
+                    BindingKind::WriteF32 | BindingKind::WriteF16 => {
                         AddressSpace::Storage { access: StorageAccess::LOAD | StorageAccess::STORE }
                     }
                 };
@@ -69,8 +72,8 @@ fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
 /// multiple of 16 bytes (a lone 4-byte atomic once shifted the staging and every output was wrong).
 #[test]
 fn tensor_core_workgroup_variables_keep_16_byte_alignment() {
-    for (kernel, dims, precision) in variants().filter(|v| v.2 == Precision::TensorCore) {
-        let source = kernel_source(kernel, dims, precision);
+    for source in variants().filter(|source| source.precision == Precision::TensorCore) {
+        let (kernel, dims) = (source.kernel, source.dims);
         let module = module(&source.wgsl);
         let mut layouter = naga::proc::Layouter::default();
         layouter.update(module.to_ctx()).expect("layout");
@@ -83,7 +86,7 @@ fn tensor_core_workgroup_variables_keep_16_byte_alignment() {
 
 /// Member names and byte offsets of the WGSL struct `name` in the module of `kernel`.
 fn wgsl_struct(kernel: Kernel, name: &str) -> (Vec<(String, u32)>, u32) {
-    let source = kernel_source(kernel, HeadDims::new(16, 16).unwrap(), Precision::F32);
+    let source = kernel_source(kernel, HeadDims::new(16, 16).unwrap()).unwrap();
     let module = module(&source.wgsl);
     let (_, ty) = module.types.iter().find(|(_, t)| t.name.as_deref() == Some(name)).expect("struct declared");
     let naga::TypeInner::Struct { members, span } = &ty.inner else { panic!("{name} is a struct") };
@@ -142,7 +145,7 @@ fn unsupported_sizes_name_the_dim_and_the_generated_sizes() {
 #[test]
 fn the_recurrent_backward_orders_its_shared_kv_rows_with_storage_barriers() {
     for dims in HeadDims::all() {
-        let wgsl = kernel_source(Kernel::RecurrenceBackward, dims, Precision::F32).wgsl;
+        let wgsl = kernel_source(Kernel::RecurrenceBackward, dims).unwrap().wgsl;
         let at = |needle: &str| wgsl.find(needle).unwrap_or_else(|| panic!("{dims}: {needle} not found"));
         let (write, read) = (
             at("scratch[kv_scratch_index(job, t - t0, col)] = kv;"),
