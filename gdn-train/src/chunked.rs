@@ -15,14 +15,15 @@
 use crate::family::Geometry;
 use crate::plan::{Plan, folded};
 use crate::{Context, Result};
-use gdn_wgsl::{CHUNK_COLUMNS, CoopTiling, Kernel, MAX_CHUNK};
+use gdn_wgsl::{CHUNK_COLUMNS, COOP_RECORD, CoopTiling, Kernel, MAX_CHUNK};
 
 /// Words of the family's own buffers.
 /// - Both: the chunk-start states and their gradients, and the dℓ/dβ of every token.
 /// - f32: the per-chunk products of the forward (`chunk_fwd`: M, QK, KK, T, W¹, Ũ, U) and the
 ///   backward's scratch (`chunk_bwd`: dU, dQK, dT, Z, dA ⊙ M⁻, dK_S, dW, dX¹, dY).
-/// - Tensor cores: the packed f16 operands (q̂, k̂ per key head; d¹-scaled q̂, X¹, Y, W¹, T,
-///   KK ⊙ M⁻, P, U and diag(λ) U per value head) and Ũ, U in f32.
+/// - Tensor cores: every chunk's record (β, its decays and span sums), the packed f16 operands (q̂,
+///   k̂ per key head; d¹-scaled q̂, X¹, Y, W¹, M, KK ⊙ M⁻, T, P, U and diag(λ) U per value head, the
+///   chunk-start states with their scales) and Ũ, U in f32.
 pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
     let (config, c) = (g.config, g.family.state_interval());
     let chunk_heads = g.stored_states() * config.nv;
@@ -33,7 +34,9 @@ pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
         let key_rows = g.stored_states() * config.nk * c;
         let rows = chunk_heads * c;
         let square = rows * MAX_CHUNK as usize;
+        let column_blocks = chunk_heads * config.dv / CoopTiling::new(g.dims).state_columns as usize;
         words.extend([
+            ("record", chunk_heads * COOP_RECORD as usize),
             ("q_half", halves(key_rows * config.dk)),
             ("k_half", halves(key_rows * config.dk)),
             ("qd_half", halves(rows * config.dk)),
@@ -42,9 +45,12 @@ pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
             ("y_half", halves(rows * config.dv)),
             ("u_half", halves(rows * config.dv)),
             ("lu_half", halves(rows * config.dv)),
-            ("t_half", halves(square)),
+            ("m_half", halves(square)),
             ("km_half", halves(square)),
+            ("t_half", halves(square)),
             ("p_half", halves(square)),
+            ("s_half", halves(states)),
+            ("s_scale", column_blocks),
             ("u_tilde", rows * config.dv),
             ("u_values", rows * config.dv),
         ]);

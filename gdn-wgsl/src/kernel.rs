@@ -230,15 +230,10 @@ impl Kernel {
             Kernel::ChunkGrad => CHUNK_DECAYS + 4 * MAX_CHUNK + MATMUL_THREADS + MATMUL_F32_FLOATS,
             Kernel::CoopPack => CHUNK_DECAYS + COOP_FLOATS,
             // solve, and T in f16.
-            Kernel::CoopPrepare => CHUNK_DECAYS + COOP_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
+            Kernel::CoopPrepare => COOP_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
             // the state and diag(λ) U in f16, the staging.
-            Kernel::CoopState => {
-                CHUNK_DECAYS + COOP_FLOATS + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2 + COOP_STAGE
-            }
-            // P and a tile of the state in f16, the staging.
-            Kernel::CoopOutput => {
-                CHUNK_DECAYS + COOP_FLOATS + MAX_CHUNK * MAX_CHUNK / 2 + dims.dk * tiling.output_columns / 2 + COOP_STAGE
-            }
+            Kernel::CoopState => COOP_FLOATS + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2 + COOP_STAGE,
+            Kernel::CoopOutput => COOP_FLOATS + COOP_STAGE,
             // decode_step: q̂ and k̂ of every token, the column partials, row_sum's scratch.
             Kernel::DecodeStep => {
                 let t = Tiling::decode(dims);
@@ -277,9 +272,16 @@ impl Kernel {
             Kernel::ChunkState | Kernel::ChunkStateBackward => {
                 vec![("DK", dims.dk), ("DV", dims.dv), ("CB", CHUNK_COLUMNS)]
             }
-            Kernel::CoopPack | Kernel::CoopPrepare => vec![("DK", dims.dk), ("DV", dims.dv)],
-            Kernel::CoopState => vec![("DK", dims.dk), ("DV", dims.dv), ("CB", CoopTiling::new(dims).state_columns)],
-            Kernel::CoopOutput => vec![("DK", dims.dk), ("DV", dims.dv), ("CO", CoopTiling::new(dims).output_columns)],
+            Kernel::CoopPack | Kernel::CoopPrepare | Kernel::CoopState | Kernel::CoopOutput => {
+                let tiling = CoopTiling::new(dims);
+                vec![
+                    ("DK", dims.dk),
+                    ("DV", dims.dv),
+                    ("CB", tiling.state_columns),
+                    ("GK", tiling.key_group),
+                    ("GV", tiling.value_group),
+                ]
+            }
             Kernel::DecodeStep => {
                 let mut constants = tiled(Tiling::decode(dims));
                 constants.extend([("VEC", DECODE_THREADS), ("MAX_TOKENS", MAX_DECODE_TOKENS)]);
@@ -347,6 +349,7 @@ const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl")
 const SOLVE: (&str, &str) = ("solve", include_str!("../templates/solve.wgsl"));
 const COOP: (&str, &str) = ("coop", include_str!("../templates/coop.wgsl"));
 const CHUNKS: (&str, &str) = ("chunks", include_str!("../templates/chunks.wgsl"));
+const CHUNK_GEOMETRY: (&str, &str) = ("chunk_geometry", include_str!("../templates/chunk_geometry.wgsl"));
 const CHUNK_GRADS: (&str, &str) = ("chunk_grads", include_str!("../templates/chunk_grads.wgsl"));
 const COLUMN_JOBS: (&str, &str) = ("chunk_columns", include_str!("../templates/chunk_columns.wgsl"));
 
@@ -355,8 +358,10 @@ pub(crate) const CHUNK_DECAYS: u32 = 5 * MAX_CHUNK;
 /// Floats of workgroup memory of the f32 matmul: two staged operands, 16 rows of 17 vec4 each.
 const MATMUL_F32_FLOATS: u32 = 2 * 16 * 17 * 4;
 /// Floats of workgroup memory `templates/coop.wgsl` declares: the largest-magnitude words and the
-/// span tables.
-pub(crate) const COOP_FLOATS: u32 = 4 + 2 * MAX_CHUNK + 4;
+/// chunk's record.
+pub(crate) const COOP_FLOATS: u32 = 4 + COOP_RECORD;
+/// Floats of a chunk's record (`templates/coop.wgsl`'s RECORD).
+pub const COOP_RECORD: u32 = 6 * MAX_CHUNK + 16;
 /// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
 pub(crate) const COOP_STAGE: u32 = 8 * 256;
 
@@ -558,7 +563,7 @@ const COLUMN_SUM_FINISH: Spec = Spec {
 const CHUNK_PREPARE: Spec = Spec {
     name: "chunk_prepare",
     template: include_str!("../templates/chunk_prepare.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, SOLVE, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, SOLVE, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -572,7 +577,7 @@ const CHUNK_PREPARE: Spec = Spec {
 const CHUNK_STATE: Spec = Spec {
     name: "chunk_state",
     template: include_str!("../templates/chunk_state.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COLUMN_JOBS, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, COLUMN_JOBS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -589,7 +594,7 @@ const CHUNK_STATE: Spec = Spec {
 const CHUNK_OUTPUT: Spec = Spec {
     name: "chunk_output",
     template: include_str!("../templates/chunk_output.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -605,7 +610,7 @@ const CHUNK_OUTPUT: Spec = Spec {
 const CHUNK_STATE_BACKWARD: Spec = Spec {
     name: "chunk_state_backward",
     template: include_str!("../templates/chunk_state_backward.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COLUMN_JOBS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, COLUMN_JOBS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -624,7 +629,7 @@ const CHUNK_STATE_BACKWARD: Spec = Spec {
 const CHUNK_GRAD: Spec = Spec {
     name: "chunk_grad",
     template: include_str!("../templates/chunk_grad.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -645,13 +650,14 @@ const CHUNK_GRAD: Spec = Spec {
 const COOP_PACK: Spec = Spec {
     name: "coop_pack",
     template: include_str!("../templates/coop_pack.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COOP],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, COOP],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
         bind("y", ReadF32),
         bind("qk_hat", ReadF32),
         bind("gates", ReadF32),
+        bind("record", WriteF32),
         bind("q_half", WriteF16),
         bind("k_half", WriteF16),
         bind("qd_half", WriteF16),
@@ -663,18 +669,19 @@ const COOP_PACK: Spec = Spec {
 const COOP_PREPARE: Spec = Spec {
     name: "coop_prepare",
     template: include_str!("../templates/coop_prepare.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COOP, SOLVE],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, SOLVE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
-        bind("y", ReadF32),
-        bind("qk_hat", ReadF32),
-        bind("gates", ReadF32),
+        bind("record", ReadF32),
+        bind("q_half", ReadF16),
         bind("k_half", ReadF16),
         bind("x_half", ReadF16),
         bind("y_half", ReadF16),
-        bind("t_half", WriteF16),
+        bind("m_half", WriteF16),
         bind("km_half", WriteF16),
+        bind("t_half", WriteF16),
+        bind("p_half", WriteF16),
         bind("w_half", WriteF16),
         bind("u_tilde", WriteF32),
     ],
@@ -683,18 +690,18 @@ const COOP_PREPARE: Spec = Spec {
 const COOP_STATE: Spec = Spec {
     name: "coop_state",
     template: include_str!("../templates/coop_state.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COLUMN_JOBS, COOP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
-        bind("y", ReadF32),
-        bind("qk_hat", ReadF32),
-        bind("gates", ReadF32),
+        bind("record", ReadF32),
         bind("h0", ReadF32),
         bind("k_half", ReadF16),
         bind("w_half", ReadF16),
         bind("u_tilde", ReadF32),
         bind("ckpt", WriteF32),
+        bind("s_half", WriteF16),
+        bind("s_scale", WriteF32),
         bind("u_values", WriteF32),
         bind("u_half", WriteF16),
         bind("lu_half", WriteF16),
@@ -705,19 +712,16 @@ const COOP_STATE: Spec = Spec {
 const COOP_OUTPUT: Spec = Spec {
     name: "coop_output",
     template: include_str!("../templates/coop_output.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNKS, COOP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
-        bind("y", ReadF32),
-        bind("qk_hat", ReadF32),
-        bind("gates", ReadF32),
-        bind("q_half", ReadF16),
-        bind("k_half", ReadF16),
+        bind("record", ReadF32),
         bind("qd_half", ReadF16),
+        bind("p_half", ReadF16),
+        bind("s_half", ReadF16),
+        bind("s_scale", ReadF32),
         bind("u_half", ReadF16),
-        bind("ckpt", ReadF32),
-        bind("p_half", WriteF16),
         bind("o", WriteF32),
     ],
 };

@@ -6,7 +6,7 @@
 //! `const`s into each variant.
 
 use crate::HeadDims;
-use crate::kernel::{CHUNK_DECAYS, COOP_FLOATS, COOP_STAGE};
+use crate::kernel::{COOP_FLOATS, COOP_STAGE};
 
 /// Threads along an extent: about four elements each, at most 16 threads, a power of two.
 fn threads_along(extent: u32) -> u32 {
@@ -67,36 +67,46 @@ impl Tiling {
     }
 }
 
-/// How the tensor-core kernels of the chunked family cut a head's state into column blocks
-/// (`templates/coop_state.wgsl`, `coop_output.wgsl`): each width a multiple of 16 that divides
-/// `dv`, as wide as their workgroup memory allows within 32 KiB (the least the kernels are tested
-/// under: lavapipe offers no more) and, for the state pass, as four 16 × 16 accumulators for each
-/// of eight subgroups hold.
+/// How the tensor-core kernels of the chunked family cut a head into blocks
+/// (`templates/coop_*.wgsl`): the state columns of a workgroup of the passes over chunks, and how
+/// many 16 × 16 blocks of a block row one subgroup computes at once in the products with dk or dv
+/// columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CoopTiling {
-    /// State columns per workgroup of the pass over chunks (`CB`).
+    /// State columns per workgroup of the passes over chunks (`CB`): a multiple of 16 that divides
+    /// `dv`, at most 32 (so that one staging round of eight 16 × 16 blocks holds a 64-token chunk's
+    /// share of U or dU), as wide as their workgroup memory allows within 32 KiB (the least the
+    /// kernels are tested under: lavapipe offers no more) and four 16 × 16 accumulators for each of
+    /// eight subgroups hold.
     pub state_columns: u32,
-    /// State columns per tile of the output kernel (`CO`).
-    pub output_columns: u32,
+    /// Blocks per group across dk columns (`GK`): the largest divisor of dk / 16 up to 4.
+    pub key_group: u32,
+    /// Blocks per group across dv columns (`GV`).
+    pub value_group: u32,
 }
 
 /// Workgroup memory the tensor-core kernels are fitted to.
 pub(crate) const COOP_WORKGROUP_BYTES: u32 = 32 * 1024;
-/// Bytes every tensor-core kernel with staging declares besides its tiles: the chunk's decays,
-/// coop.wgsl's tables and the staging of one 16 × 16 f32 block per subgroup.
-const COOP_FIXED_BYTES: u32 = 4 * (CHUNK_DECAYS + COOP_FLOATS + COOP_STAGE);
+/// Bytes a tensor-core pass over chunks declares besides its tiles: coop.wgsl's record and words
+/// and the staging of one 16 × 16 f32 block per subgroup.
+const COOP_FIXED_BYTES: u32 = 4 * (COOP_FLOATS + COOP_STAGE);
+
+/// The largest divisor of `blocks` up to 4.
+fn group(blocks: u32) -> u32 {
+    (1..=4).rev().find(|g| blocks % g == 0).unwrap_or(1)
+}
 
 impl CoopTiling {
     /// The tiling for heads of `dims` (both multiples of 16).
     pub fn new(dims: HeadDims) -> Self {
-        let widths = || (1..=dims.dv / 16).rev().map(|n| 16 * n).filter(|w| dims.dv % w == 0);
         let room = COOP_WORKGROUP_BYTES - COOP_FIXED_BYTES;
         // the state and diag(λ) U of a 64-token chunk in f16; at most 32 accumulator blocks
-        let state_columns = widths()
+        let state_columns = (1..=dims.dv / 16)
+            .rev()
+            .map(|n| 16 * n)
+            .filter(|w| dims.dv % w == 0 && *w <= 32)
             .find(|w| (dims.dk + 64) * w * 2 <= room && (dims.dk / 16) * (w / 16) <= 32)
             .unwrap_or(16);
-        // P (64 × 64) and a tile of the state in f16
-        let output_columns = widths().find(|w| 64 * 64 * 2 + dims.dk * w * 2 <= room).unwrap_or(16);
-        Self { state_columns, output_columns }
+        Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16) }
     }
 }

@@ -1,15 +1,16 @@
 // What the chunked family's tensor-core kernels (coop_*.wgsl) share. Their products run on 16 × 16
 // cooperative matrices with f16 operands and f32 accumulators, loaded straight from storage (the
-// operands packed chunk-major by coop_pack, rows of a constant stride) or from workgroup memory.
+// operands packed chunk-major, rows of a constant stride) or from workgroup memory.
 //
-// Work is split by output block: the first OWNERS subgroups of a workgroup each own blocks, in
-// rounds (block = owner + OWNERS · round, the last clamped so that every subgroup runs the same
-// cooperative operations, as they must in uniform control flow; a clamped block is computed twice
-// and written twice with the same values). Where a subgroup has fewer than 32 invocations (a
-// software rasteriser), the subgroups past the first OWNERS repeat an owner's work in the same way.
-// A result that needs element-wise work leaves its accumulator through the workgroup's staging
-// (each owner one 16 × 16 block of `stage`), where every invocation then handles one element of
-// every owner's block.
+// Work is split by output block among the first OWNERS subgroups of a workgroup, in rounds: unit
+// `owner + OWNERS · round`, the last one clamped, so that every subgroup runs the same cooperative
+// operations, as they must in uniform control flow (a clamped unit is computed twice and written
+// twice with the same values; where subgroups have fewer than 32 invocations, as on a software
+// rasteriser, the subgroups past the first OWNERS repeat an owner's work in the same way). A unit of
+// a product with many columns is a group of up to four blocks of one block row, so that an owner
+// keeps four independent accumulators and loads each A block once for all four. A result that needs
+// element-wise work leaves its accumulators through the staging (each owner one 16 × 16 f32 block of
+// `stage`), where every invocation then handles one element of every owner's block.
 //
 // f16 keeps its relative precision only between 2⁻¹⁴ and 65 504: every operand is scaled by a power
 // of two chosen from a bound of its magnitudes before it is rounded (range_scale), and the product
@@ -21,6 +22,10 @@ const BLOCK: u32 = 16u;
 const BLOCK_ELEMENTS: u32 = 256u;
 const THREADS: u32 = 256u;
 
+alias Acc = coop_mat16x16<f32, C>;
+alias OperandA = coop_mat16x16<f16, A>;
+alias OperandB = coop_mat16x16<f16, B>;
+
 var<private> owner: u32;
 
 // The owner index of subgroup `subgroup`; every kernel sets it first.
@@ -28,14 +33,19 @@ fn coop_enter(subgroup: u32) {
     owner = subgroup % OWNERS;
 }
 
-// Block `owner_index + OWNERS · round` of `blocks`, the last one for an owner past the end.
-fn owned_block(owner_index: u32, round: u32, blocks: u32) -> u32 {
-    return min(owner_index + OWNERS * round, blocks - 1u);
+// Unit `owner_index + OWNERS · round` of `units`, the last one for an owner past the end.
+fn owned(owner_index: u32, round: u32, units: u32) -> u32 {
+    return min(owner_index + OWNERS * round, units - 1u);
 }
 
-// Rounds for `blocks` blocks.
-fn rounds(blocks: u32) -> u32 {
-    return (blocks + OWNERS - 1u) / OWNERS;
+// Rounds for `units` units.
+fn rounds(units: u32) -> u32 {
+    return (units + OWNERS - 1u) / OWNERS;
+}
+
+// Groups of `group` blocks in a row of `width` columns.
+fn groups_across(width: u32, group: u32) -> u32 {
+    return width / (BLOCK * group);
 }
 
 // The power of two that brings `bound` into [1, 2) (clamped to 2^±60 so that the product of two
@@ -75,53 +85,75 @@ fn forget_max(slot: u32, tid: u32) {
     }
 }
 
-// Sums of log-gates over spans of the chunk, each a sum of terms of one sign (no difference of
-// prefix sums, which would cost |γ|·2⁻²⁴ of the decay's relative accuracy): within each 16-token
-// block, from its start to t (span_head) and from after s to its end (span_tail), and per block.
-var<workgroup> span_head: array<f32, CMAX>;
-var<workgroup> span_tail: array<f32, CMAX>;
-var<workgroup> span_block: array<f32, 4>;
+// The chunk's record, written once per (chunk, value head) by coop_pack and read by every later
+// kernel instead of recomputing the decays: β, e^{γ_t}, d¹ = e^{γ_t − γ_0}, λ = e^{γ_{C−1} − γ_t},
+// the span tables (sums of log-gates within each 16-token block, from its start to t and from after t
+// to its end, and per block: every span sum of the chunk is a sum of these terms, all of one sign),
+// then e₁ = e^{γ_0}, G = e^{γ_{C−1}} and σ_β = range_scale(max β).
+const REC_BETA: u32 = 0u;
+const REC_D: u32 = CMAX;
+const REC_D1: u32 = 2u * CMAX;
+const REC_LAM: u32 = 3u * CMAX;
+const REC_HEAD: u32 = 4u * CMAX;
+const REC_TAIL: u32 = 5u * CMAX;
+const REC_BLOCKS: u32 = 6u * CMAX;
+const REC_E1: u32 = 6u * CMAX + 4u;
+const REC_G: u32 = 6u * CMAX + 5u;
+const REC_BETA_SCALE: u32 = 6u * CMAX + 6u;
+const RECORD: u32 = 6u * CMAX + 16u;
 
-// Fills the span tables from ck_ell (after chunk_begin).
-fn coop_spans(tid: u32) {
-    let c = chunk_size();
-    if (tid < c) {
-        let start = (tid / BLOCK) * BLOCK;
-        var head = 0.0;
-        for (var u = start; u <= tid; u = u + 1u) {
-            head = head + ck_ell[u];
-        }
-        span_head[tid] = head;
-        var tail = 0.0;
-        for (var u = tid + 1u; u < start + BLOCK; u = u + 1u) {
-            tail = tail + ck_ell[u];
-        }
-        span_tail[tid] = tail;
-    }
-    if (tid < c / BLOCK) {
-        var total = 0.0;
-        for (var u = tid * BLOCK; u < (tid + 1u) * BLOCK; u = u + 1u) {
-            total = total + ck_ell[u];
-        }
-        span_block[tid] = total;
+var<workgroup> rec: array<f32, RECORD>;
+
+// Loads the record of the chunk entered (chunk_locate) into `rec`.
+fn load_record(tid: u32) {
+    workgroupBarrier();
+    for (var e = tid; e < RECORD; e = e + THREADS) {
+        rec[e] = record[(ck_slot * layer.nv + ck_h) * RECORD + e];
     }
     workgroupBarrier();
 }
 
-// Σ_{s < u ≤ t} ℓ_u for s ≤ t.
+fn rec_beta(t: u32) -> f32 {
+    return rec[REC_BETA + t];
+}
+
+fn rec_d(t: u32) -> f32 {
+    return rec[REC_D + t];
+}
+
+fn rec_d1(t: u32) -> f32 {
+    return rec[REC_D1 + t];
+}
+
+fn rec_lam(t: u32) -> f32 {
+    return rec[REC_LAM + t];
+}
+
+fn rec_e1() -> f32 {
+    return rec[REC_E1];
+}
+
+fn rec_decay() -> f32 {
+    return rec[REC_G];
+}
+
+fn rec_beta_scale() -> f32 {
+    return rec[REC_BETA_SCALE];
+}
+
+// Σ_{s < u ≤ t} ℓ_u for s ≤ t, from the span tables: across blocks the tail of s's block, the blocks
+// between and the head of t's block (terms of one sign); within one block the difference of two
+// sums from the block's start, off by a few ulps of those sums (2·10⁻⁵ of relative decay after a −200
+// gate, beneath f16's rounding of the operands the decays scale).
 fn span(s: u32, t: u32) -> f32 {
     let bs = s / BLOCK;
     let bt = t / BLOCK;
-    var x = 0.0;
     if (bs == bt) {
-        for (var u = s + 1u; u <= t; u = u + 1u) {
-            x = x + ck_ell[u];
-        }
-        return x;
+        return rec[REC_HEAD + t] - rec[REC_HEAD + s];
     }
-    x = span_tail[s] + span_head[t];
+    var x = rec[REC_TAIL + s] + rec[REC_HEAD + t];
     for (var b = bs + 1u; b < bt; b = b + 1u) {
-        x = x + span_block[b];
+        x = x + rec[REC_BLOCKS + b];
     }
     return x;
 }
@@ -135,12 +167,20 @@ fn decay_lower(t: u32, s: u32) -> f32 {
 }
 
 // Where the chunk's rows start in the packed operands: of its key head (q_half, k_half), and of its
-// value head, with rows of DK (qd_half, x_half, w_half), DV (y_half, u_tilde, u_values, u_half,
-// lu_half) or CMAX (t_half, km_half, p_half) elements.
+// value head (every other), in rows; a row holds DK, DV or CMAX elements as the tensor's does.
 fn key_rows() -> u32 {
     return (ck_slot * layer.nk + ck_h / layer.rep) * chunk_size();
 }
 
 fn head_rows() -> u32 {
     return (ck_slot * layer.nv + ck_h) * chunk_size();
+}
+
+// Start of the chunk's state in ckpt-shaped buffers, and of its column-block scales.
+fn state_rows() -> u32 {
+    return (ck_slot * layer.nv + ck_h) * DK;
+}
+
+fn state_scales() -> u32 {
+    return (ck_slot * layer.nv + ck_h) * (DV / CB);
 }

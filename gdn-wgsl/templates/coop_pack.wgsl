@@ -1,17 +1,47 @@
 // The chunked family on tensor cores, forward step 1, parallel over (chunk, value head): the chunk's
-// operands in f16, chunk-major with rows of a constant stride, so that cooperative loads read them
-// straight from storage; rows past the chunk's valid tokens are zero (chunks.wgsl's padding):
+// record (coop.wgsl: β, its decays and span tables, computed once here for every later kernel) and
+// its operands in f16, chunk-major with rows of a constant stride, so that cooperative loads read
+// them straight from storage; rows past the chunk's valid tokens are zero:
 //   q_half = 16 q̂ and k_half = k̂ of the key head (written by its first value head),
-//   qd_half = 16 diag(d¹) q̂,   x_half = σ_β diag(β d¹) k̂ (X¹),   y_half = σ_β diag(β) v (Y)   of the value head,
-// σ_β = range_scale(max β) (coop.wgsl), recomputed from β by every kernel that reads x_half or y_half.
-// (q̂'s entries are about dk⁻¹: ×16 keeps them clear of f16's subnormals.)
+//   qd_half = 16 diag(d¹) q̂,  x_half = σ_β diag(β d¹) k̂ (X¹),  y_half = σ_β diag(β) v (Y)  of the
+// value head. (q̂'s entries are about dk⁻¹: ×16 keeps them clear of f16's subnormals.)
 // Grid: folded, chunk slots · nv workgroups.
 
-// The work of workgroup `job` (every workgroup of the grid but its overhang).
 fn pack_chunk(job: u32, tid: u32) {
     chunk_begin(job / layer.nv, job % layer.nv, tid);
     let c = chunk_size();
     let beta_scale = range_scale(chunk_beta_bound());
+    let at = (ck_slot * layer.nv + ck_h) * RECORD;
+    if (tid < c) {
+        let start = (tid / BLOCK) * BLOCK;
+        var head = 0.0;
+        for (var u = start; u <= tid; u = u + 1u) {
+            head = head + ck_ell[u];
+        }
+        var tail = 0.0;
+        for (var u = tid + 1u; u < start + BLOCK; u = u + 1u) {
+            tail = tail + ck_ell[u];
+        }
+        record[at + REC_BETA + tid] = ck_beta[tid];
+        record[at + REC_D + tid] = ck_d[tid];
+        record[at + REC_D1 + tid] = ck_d1[tid];
+        record[at + REC_LAM + tid] = ck_lam[tid];
+        record[at + REC_HEAD + tid] = head;
+        record[at + REC_TAIL + tid] = tail;
+    }
+    if (tid < c / BLOCK) {
+        var total = 0.0;
+        for (var u = tid * BLOCK; u < (tid + 1u) * BLOCK; u = u + 1u) {
+            total = total + ck_ell[u];
+        }
+        record[at + REC_BLOCKS + tid] = total;
+    }
+    if (tid == 0u) {
+        record[at + REC_E1] = chunk_first_decay();
+        record[at + REC_G] = chunk_decay();
+        record[at + REC_BETA_SCALE] = beta_scale;
+    }
+
     let key = key_rows() * DK;
     let head = head_rows() * DK;
     let first_of_key = ck_h % layer.rep == 0u;

@@ -1,50 +1,61 @@
 // The chunked family on tensor cores, forward step 2, parallel over (chunk, value head): everything
 // of a chunk that does not depend on the state.
-//   KK = K Kᵀ (lower blocks);   A = diag(β) (KK ⊙ M⁻);   T = (I + A)⁻¹ (solve.wgsl, in f32);
-//   W¹ = T X¹;   Ũ = T Y.
-// Writes km_half = KK ⊙ M⁻ and t_half = T (rows of CMAX), w_half = σ_β W¹ (x_half carries σ_β), all f16, and
-// Ũ in f32 (u_tilde). After the solve, `solve` is free and stages W¹ on its way to f16.
+//   M (lower, diagonal included);   KK = K Kᵀ;   A = diag(β) (KK ⊙ M⁻);   T = (I + A)⁻¹ (solve.wgsl,
+//   in f32);   P = (Q Kᵀ) ⊙ M;   W¹ = T X¹;   Ũ = T Y.
+// Writes, in f16 with rows of CMAX (zero above the diagonal blocks and past the chunk): m_half = M,
+// km_half = KK ⊙ M⁻, t_half = T and p_half = 16 P (q_half carries 16); w_half = σ_β W¹ (x_half
+// carries σ_β) in f16 and u_tilde = Ũ in f32. Once T is in f16, `solve` stages the products.
 // Grid: folded, chunk slots · nv workgroups.
 
 var<workgroup> t_local: array<f16, CMAX * CMAX>;
 
-// The work of workgroup `job` (every workgroup of the grid but its overhang).
 fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     coop_enter(subgroup);
-    chunk_begin(job / layer.nv, job % layer.nv, tid);
-    coop_spans(tid);
+    let slot = job / layer.nv;
+    chunk_locate(slot, chunk_sequence(slot), job % layer.nv);
+    load_record(tid);
     let c = chunk_size();
     let nb = c / BLOCK;
     let key = key_rows() * DK;
-
-    // K Kᵀ, the blocks on and below the diagonal, into `solve`.
+    let square = head_rows() * CMAX;
     let pairs = nb * (nb + 1u) / 2u;
+
+    // K Kᵀ on and below the diagonal into `solve`, zero elsewhere.
+    for (var e = tid; e < CMAX * CMAX; e = e + THREADS) {
+        solve[e] = 0.0;
+    }
+    workgroupBarrier();
     for (var round = 0u; round < rounds(pairs); round = round + 1u) {
-        let pair = lower_pair(owned_block(owner, round, pairs));
-        var acc = coop_mat16x16<f32, C>();
+        let pair = lower_pair(owned(owner, round, pairs));
+        var acc = Acc();
         for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {
-            let a = coopLoadT<coop_mat16x16<f16, A>>(&k_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
-            let b = coopLoad<coop_mat16x16<f16, B>>(&k_half[key + pair.y * BLOCK * DK + kb * BLOCK], DK);
+            let a = coopLoadT<OperandA>(&k_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
+            let b = coopLoad<OperandB>(&k_half[key + pair.y * BLOCK * DK + kb * BLOCK], DK);
             acc = coopMultiplyAdd(a, b, acc);
         }
         coopStoreT(acc, &solve[pair.x * BLOCK * CMAX + pair.y * BLOCK], CMAX);
     }
     workgroupBarrier();
 
-    // A over CMAX × CMAX, zero outside the chunk's strictly lower triangle; KK ⊙ M⁻ to km_half.
-    let square = head_rows() * CMAX;
+    // M, KK ⊙ M⁻ and A = diag(β) (KK ⊙ M⁻) in place; the solve runs over CMAX × CMAX with A zero
+    // past the chunk.
     for (var e = tid; e < CMAX * CMAX; e = e + THREADS) {
         let t = e / CMAX;
         let s = e % CMAX;
-        var km = 0.0;
-        if (s < t && t < c) {
-            km = decay_lower(t, s) * solve[e];
-        }
+        var a = 0.0;
         if (t < c) {
+            let m = decay_lower(t, s);
+            var km = 0.0;
+            if (s < t) {
+                km = m * solve[e];
+            }
+            m_half[square + e] = f16(m);
             km_half[square + e] = f16(km);
+            a = rec_beta(t) * km;
         }
-        solve[e] = ck_beta[t] * km;
+        solve[e] = a;
     }
+    storageBarrier();
     workgroupBarrier();
     solve_inverse(tid);
     for (var e = tid; e < CMAX * CMAX; e = e + THREADS) {
@@ -56,48 +67,80 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     }
     workgroupBarrier();
 
-    // W¹ = T X¹ by row-major blocks, staged (solve is free now) and rounded to f16. T is lower, so a
-    // block row bt needs depth blocks 0 … bt; a round runs as deep as its deepest block needs.
-    let head = head_rows() * DK;
-    let w_blocks = nb * (DK / BLOCK);
-    for (var round = 0u; round < rounds(w_blocks); round = round + 1u) {
-        let b = owned_block(owner, round, w_blocks);
-        let row = b / (DK / BLOCK);
-        let col = b % (DK / BLOCK);
-        let depth = min(owned_block(OWNERS - 1u, round, w_blocks) / (DK / BLOCK), nb - 1u) + 1u;
-        var acc = coop_mat16x16<f32, C>();
-        for (var kb = 0u; kb < depth; kb = kb + 1u) {
-            let a = coopLoadT<coop_mat16x16<f16, A>>(&t_local[row * BLOCK * CMAX + kb * BLOCK], CMAX);
-            let bm = coopLoadT<coop_mat16x16<f16, B>>(&x_half[head + kb * BLOCK * DK + col * BLOCK], DK);
-            acc = coopMultiplyAdd(a, bm, acc);
+    // P = (16 Q Kᵀ) ⊙ M on and below the diagonal, staged; zero above.
+    for (var round = 0u; round < rounds(pairs); round = round + 1u) {
+        let pair = lower_pair(owned(owner, round, pairs));
+        var acc = Acc();
+        for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {
+            let a = coopLoadT<OperandA>(&q_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
+            let b = coopLoad<OperandB>(&k_half[key + pair.y * BLOCK * DK + kb * BLOCK], DK);
+            acc = coopMultiplyAdd(a, b, acc);
         }
         coopStoreT(acc, &solve[owner * BLOCK_ELEMENTS], BLOCK);
         workgroupBarrier();
         for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            let ob = owned_block(ow, round, w_blocks);
-            let r = (ob / (DK / BLOCK)) * BLOCK + tid / BLOCK;
-            let i = (ob % (DK / BLOCK)) * BLOCK + tid % BLOCK;
-            w_half[head + r * DK + i] = f16(solve[ow * BLOCK_ELEMENTS + tid]);
+            let op = lower_pair(owned(ow, round, pairs));
+            let at = square + (op.x * BLOCK + tid / BLOCK) * CMAX + op.y * BLOCK + tid % BLOCK;
+            p_half[at] = f16(f32(m_half[at]) * solve[ow * BLOCK_ELEMENTS + tid]);
         }
         workgroupBarrier();
+    }
+    for (var e = tid; e < c * CMAX; e = e + THREADS) {
+        if ((e % CMAX) / BLOCK > (e / CMAX) / BLOCK) {
+            p_half[square + e] = f16(0.0);
+        }
+    }
+
+    // W¹ = T X¹ by groups of GK blocks of a block row, staged and rounded to f16. T is lower, so
+    // the depth past a row's diagonal block adds zeros.
+    let head = head_rows() * DK;
+    let k_groups = groups_across(DK, GK);
+    let w_units = nb * k_groups;
+    for (var round = 0u; round < rounds(w_units); round = round + 1u) {
+        let unit = owned(owner, round, w_units);
+        let row = unit / k_groups;
+        let col = (unit % k_groups) * GK;
+        var acc: array<Acc, GK>;
+        for (var kb = 0u; kb < nb; kb = kb + 1u) {
+            let a = coopLoadT<OperandA>(&t_local[row * BLOCK * CMAX + kb * BLOCK], CMAX);
+            for (var g = 0u; g < GK; g = g + 1u) {
+                let b = coopLoadT<OperandB>(&x_half[head + kb * BLOCK * DK + (col + g) * BLOCK], DK);
+                acc[g] = coopMultiplyAdd(a, b, acc[g]);
+            }
+        }
+        for (var g = 0u; g < GK; g = g + 1u) {
+            coopStoreT(acc[g], &solve[owner * BLOCK_ELEMENTS], BLOCK);
+            workgroupBarrier();
+            for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
+                let ou = owned(ow, round, w_units);
+                let r = (ou / k_groups) * BLOCK + tid / BLOCK;
+                let i = ((ou % k_groups) * GK + g) * BLOCK + tid % BLOCK;
+                w_half[head + r * DK + i] = f16(solve[ow * BLOCK_ELEMENTS + tid]);
+            }
+            workgroupBarrier();
+        }
     }
 
     // Ũ = T Y, unscaled in f32 and stored as it is.
     let values = head_rows() * DV;
-    let unscale = 1.0 / range_scale(chunk_beta_bound());
-    let u_blocks = nb * (DV / BLOCK);
-    for (var round = 0u; round < rounds(u_blocks); round = round + 1u) {
-        let b = owned_block(owner, round, u_blocks);
-        let row = b / (DV / BLOCK);
-        let col = b % (DV / BLOCK);
-        let depth = min(owned_block(OWNERS - 1u, round, u_blocks) / (DV / BLOCK), nb - 1u) + 1u;
-        var acc = coop_mat16x16<f32, C>();
-        for (var kb = 0u; kb < depth; kb = kb + 1u) {
-            let a = coopLoadT<coop_mat16x16<f16, A>>(&t_local[row * BLOCK * CMAX + kb * BLOCK], CMAX);
-            let bm = coopLoadT<coop_mat16x16<f16, B>>(&y_half[values + kb * BLOCK * DV + col * BLOCK], DV);
-            acc = coopMultiplyAdd(a, bm, acc);
+    let unscale = 1.0 / rec_beta_scale();
+    let v_groups = groups_across(DV, GV);
+    let u_units = nb * v_groups;
+    for (var round = 0u; round < rounds(u_units); round = round + 1u) {
+        let unit = owned(owner, round, u_units);
+        let row = unit / v_groups;
+        let col = (unit % v_groups) * GV;
+        var acc: array<Acc, GV>;
+        for (var kb = 0u; kb < nb; kb = kb + 1u) {
+            let a = coopLoadT<OperandA>(&t_local[row * BLOCK * CMAX + kb * BLOCK], CMAX);
+            for (var g = 0u; g < GV; g = g + 1u) {
+                let b = coopLoadT<OperandB>(&y_half[values + kb * BLOCK * DV + (col + g) * BLOCK], DV);
+                acc[g] = coopMultiplyAdd(a, b, acc[g]);
+            }
         }
-        coopStoreT(unscale * acc, &u_tilde[values + row * BLOCK * DV + col * BLOCK], DV);
+        for (var g = 0u; g < GV; g = g + 1u) {
+            coopStoreT(unscale * acc[g], &u_tilde[values + row * BLOCK * DV + (col + g) * BLOCK], DV);
+        }
     }
 }
 

@@ -2,8 +2,9 @@
 // parallel over (sequence, value head, block of CB state columns). The block's state S (DK × CB,
 // f32) stays in the owners' accumulators from chunk to chunk; per chunk, with e₁ = e^{γ_0} and
 // G = e^{γ_{C−1}}:
-//   store S (ckpt: the chunk-start states the outputs and the backward read);
-//   U = Ũ − e₁ W¹ S  (S rounded to f16 with its own power of two, from its largest magnitude);
+//   store S: f32 in ckpt, and σ_S S in f16 (s_half, σ_S per block of columns in s_scale), σ_S from
+//   the block's largest magnitude;
+//   U = Ũ − e₁ W¹ S;
 //   S ← G S + Kᵀ (diag(λ) U).
 // Writes U in f32 (u_values) and as σ_β U (u_half) and σ_β diag(λ) U (lu_half) in f16, and hT.
 // Grid: folded, seqs · nv · DV / CB workgroups.
@@ -13,74 +14,39 @@ var<workgroup> state_local: array<f16, DK * CB>;
 var<workgroup> lu_local: array<f16, CMAX * CB>;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
-// The state's blocks: STATE_BLOCKS of them, each owner holding up to four (acc0 … acc3).
+// The block's state in 16 × 16 blocks, STATE_PER of them for each owner.
 const STATE_BLOCKS: u32 = (DK / BLOCK) * (CB / BLOCK);
+const STATE_PER: u32 = (STATE_BLOCKS + OWNERS - 1u) / OWNERS;
 
-// Start of state block `b` in a [DK][DV] state whose first element is `base`.
-fn state_block_at(base: u32, b: u32) -> u32 {
-    return base + (b / (CB / BLOCK)) * BLOCK * DV + col0 + (b % (CB / BLOCK)) * BLOCK;
+// Element offset of state block `b` (of the block's columns) in a [DK][DV] state.
+fn state_block(b: u32) -> u32 {
+    return (b / (CB / BLOCK)) * BLOCK * DV + col0 + (b % (CB / BLOCK)) * BLOCK;
 }
 
-fn load_state(base: u32, i: u32) -> coop_mat16x16<f32, C> {
-    if (layer.has_h0 == 0u) {
-        return coop_mat16x16<f32, C>();
-    }
-    return coopLoadT<coop_mat16x16<f32, C>>(&h0[state_block_at(base, owned_block(owner, i, STATE_BLOCKS))], DV);
-}
-
-// acc ← G acc + Kᵀ (σ_β diag(λ) U) / σ_β for owned block `i`: the row block's keys, read transposed.
-fn update_state(acc: coop_mat16x16<f32, C>, i: u32, decay: f32, beta_scale: f32) -> coop_mat16x16<f32, C> {
-    let b = owned_block(owner, i, STATE_BLOCKS);
-    let row = b / (CB / BLOCK);
-    let col = b % (CB / BLOCK);
-    let key = key_rows() * DK;
-    var next = (decay * beta_scale) * acc;
-    for (var tb = 0u; tb < chunk_size() / BLOCK; tb = tb + 1u) {
-        let a = coopLoad<coop_mat16x16<f16, A>>(&k_half[key + tb * BLOCK * DK + row * BLOCK], DK);
-        let bm = coopLoadT<coop_mat16x16<f16, B>>(&lu_local[tb * BLOCK * CB + col * BLOCK], CB);
-        next = coopMultiplyAdd(a, bm, next);
-    }
-    return (1.0 / beta_scale) * next;
-}
-
-// The work of workgroup `job` (every workgroup of the grid but its overhang).
 fn carry_state(job: u32, tid: u32, subgroup: u32) {
     coop_enter(subgroup);
-    let j = column_job(job);
-    let per_owner = rounds(STATE_BLOCKS);
-    let initial = (j.n * layer.nv + j.h) * DK * DV;
     forget_max(0u, tid);
-    var acc0 = load_state(initial, 0u);
-    var acc1 = coop_mat16x16<f32, C>();
-    var acc2 = coop_mat16x16<f32, C>();
-    var acc3 = coop_mat16x16<f32, C>();
-    if (per_owner > 1u) {
-        acc1 = load_state(initial, 1u);
-    }
-    if (per_owner > 2u) {
-        acc2 = load_state(initial, 2u);
-    }
-    if (per_owner > 3u) {
-        acc3 = load_state(initial, 3u);
+    let j = column_job(job);
+    let c = chunk_size();
+    let nb = c / BLOCK;
+    var acc: array<Acc, STATE_PER>;
+    if (layer.has_h0 != 0u) {
+        let initial = (j.n * layer.nv + j.h) * DK * DV;
+        for (var i = 0u; i < STATE_PER; i = i + 1u) {
+            acc[i] = coopLoadT<Acc>(&h0[initial + state_block(owned(owner, i, STATE_BLOCKS))], DV);
+        }
     }
     for (var chunk = 0u; chunk < j.chunks; chunk = chunk + 1u) {
-        chunk_begin(j.first + chunk, j.h, tid);
-        let c = chunk_size();
-        let state = chunk_state_at(ck_slot);
-        coopStoreT(acc0, &ckpt[state_block_at(state, owned_block(owner, 0u, STATE_BLOCKS))], DV);
-        if (per_owner > 1u) {
-            coopStoreT(acc1, &ckpt[state_block_at(state, owned_block(owner, 1u, STATE_BLOCKS))], DV);
-        }
-        if (per_owner > 2u) {
-            coopStoreT(acc2, &ckpt[state_block_at(state, owned_block(owner, 2u, STATE_BLOCKS))], DV);
-        }
-        if (per_owner > 3u) {
-            coopStoreT(acc3, &ckpt[state_block_at(state, owned_block(owner, 3u, STATE_BLOCKS))], DV);
+        chunk_locate(j.first + chunk, j.n, j.h);
+        load_record(tid);
+        let state = state_rows() * DV;
+        for (var i = 0u; i < STATE_PER; i = i + 1u) {
+            coopStoreT(acc[i], &ckpt[state + state_block(owned(owner, i, STATE_BLOCKS))], DV);
         }
         storageBarrier();
         workgroupBarrier();
 
-        // The stored block back, its largest magnitude, then the block in f16.
+        // The stored block back: its largest magnitude, then the block in f16.
         var largest = 0.0;
         for (var e = tid; e < DK * CB; e = e + THREADS) {
             largest = max(largest, abs(ckpt[state + (e / CB) * DV + col0 + e % CB]));
@@ -89,69 +55,81 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
         workgroupBarrier();
         let state_scale = range_scale(seen(0u));
         for (var e = tid; e < DK * CB; e = e + THREADS) {
-            state_local[e] = f16(state_scale * ckpt[state + (e / CB) * DV + col0 + e % CB]);
+            let at = state + (e / CB) * DV + col0 + e % CB;
+            let value = f16(state_scale * ckpt[at]);
+            state_local[e] = value;
+            s_half[at] = value;
+        }
+        if (tid == 0u) {
+            s_scale[state_scales() + col0 / CB] = state_scale;
         }
         workgroupBarrier();
         forget_max(0u, tid);
 
-        // U = Ũ − e₁ W¹ S, by blocks of the chunk's rows × the block's columns.
-        let beta_scale = range_scale(chunk_beta_bound());
+        // U = Ũ − e₁ W¹ S by 16 × 16 blocks, the depth in two independent halves.
+        let beta_scale = rec_beta_scale();
         let head = head_rows() * DK;
         let values = head_rows() * DV;
-        let u_blocks = (c / BLOCK) * (CB / BLOCK);
-        let w_unscale = -chunk_first_decay() / (beta_scale * state_scale);
+        let u_blocks = nb * (CB / BLOCK);
+        let w_unscale = -rec_e1() / (beta_scale * state_scale);
         for (var round = 0u; round < rounds(u_blocks); round = round + 1u) {
-            let b = owned_block(owner, round, u_blocks);
+            let b = owned(owner, round, u_blocks);
             let row = b / (CB / BLOCK);
             let col = b % (CB / BLOCK);
-            var acc = coop_mat16x16<f32, C>();
-            for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {
-                let a = coopLoadT<coop_mat16x16<f16, A>>(&w_half[head + row * BLOCK * DK + kb * BLOCK], DK);
-                let bm = coopLoadT<coop_mat16x16<f16, B>>(&state_local[kb * BLOCK * CB + col * BLOCK], CB);
-                acc = coopMultiplyAdd(a, bm, acc);
+            var even = Acc();
+            var odd = Acc();
+            for (var kb = 0u; kb + 1u < DK / BLOCK; kb = kb + 2u) {
+                let a0 = coopLoadT<OperandA>(&w_half[head + row * BLOCK * DK + kb * BLOCK], DK);
+                let b0 = coopLoadT<OperandB>(&state_local[kb * BLOCK * CB + col * BLOCK], CB);
+                even = coopMultiplyAdd(a0, b0, even);
+                let a1 = coopLoadT<OperandA>(&w_half[head + row * BLOCK * DK + (kb + 1u) * BLOCK], DK);
+                let b1 = coopLoadT<OperandB>(&state_local[(kb + 1u) * BLOCK * CB + col * BLOCK], CB);
+                odd = coopMultiplyAdd(a1, b1, odd);
+            }
+            if ((DK / BLOCK) % 2u == 1u) {
+                let last = DK / BLOCK - 1u;
+                let a0 = coopLoadT<OperandA>(&w_half[head + row * BLOCK * DK + last * BLOCK], DK);
+                let b0 = coopLoadT<OperandB>(&state_local[last * BLOCK * CB + col * BLOCK], CB);
+                even = coopMultiplyAdd(a0, b0, even);
             }
             let at = values + row * BLOCK * DV + col0 + col * BLOCK;
-            let u = coopLoadT<coop_mat16x16<f32, C>>(&u_tilde[at], DV) + w_unscale * acc;
+            let u = coopLoadT<Acc>(&u_tilde[at], DV) + w_unscale * (even + odd);
             coopStoreT(u, &u_values[at], DV);
             coopStoreT(u, &stage[owner * BLOCK_ELEMENTS], BLOCK);
             workgroupBarrier();
             for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-                let ob = owned_block(ow, round, u_blocks);
+                let ob = owned(ow, round, u_blocks);
                 let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
                 let jj = (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK;
                 let value = beta_scale * stage[ow * BLOCK_ELEMENTS + tid];
                 u_half[values + t * DV + col0 + jj] = f16(value);
-                let decayed = f16(ck_lam[t] * value);
+                let decayed = f16(rec_lam(t) * value);
                 lu_half[values + t * DV + col0 + jj] = decayed;
                 lu_local[t * CB + jj] = decayed;
             }
             workgroupBarrier();
         }
 
-        // S ← G S + Kᵀ diag(λ) U.
-        let decay = chunk_decay();
-        acc0 = update_state(acc0, 0u, decay, beta_scale);
-        if (per_owner > 1u) {
-            acc1 = update_state(acc1, 1u, decay, beta_scale);
+        // S ← G S + Kᵀ (σ_β diag(λ) U) / σ_β, each owned block an independent chain.
+        let key = key_rows() * DK;
+        for (var i = 0u; i < STATE_PER; i = i + 1u) {
+            acc[i] = (rec_decay() * beta_scale) * acc[i];
         }
-        if (per_owner > 2u) {
-            acc2 = update_state(acc2, 2u, decay, beta_scale);
+        for (var tb = 0u; tb < nb; tb = tb + 1u) {
+            for (var i = 0u; i < STATE_PER; i = i + 1u) {
+                let b = owned(owner, i, STATE_BLOCKS);
+                let a = coopLoad<OperandA>(&k_half[key + tb * BLOCK * DK + (b / (CB / BLOCK)) * BLOCK], DK);
+                let bm = coopLoadT<OperandB>(&lu_local[tb * BLOCK * CB + (b % (CB / BLOCK)) * BLOCK], CB);
+                acc[i] = coopMultiplyAdd(a, bm, acc[i]);
+            }
         }
-        if (per_owner > 3u) {
-            acc3 = update_state(acc3, 3u, decay, beta_scale);
+        for (var i = 0u; i < STATE_PER; i = i + 1u) {
+            acc[i] = (1.0 / beta_scale) * acc[i];
         }
-        workgroupBarrier();
     }
     let last = (j.n * layer.nv + j.h) * DK * DV;
-    coopStoreT(acc0, &ht[state_block_at(last, owned_block(owner, 0u, STATE_BLOCKS))], DV);
-    if (per_owner > 1u) {
-        coopStoreT(acc1, &ht[state_block_at(last, owned_block(owner, 1u, STATE_BLOCKS))], DV);
-    }
-    if (per_owner > 2u) {
-        coopStoreT(acc2, &ht[state_block_at(last, owned_block(owner, 2u, STATE_BLOCKS))], DV);
-    }
-    if (per_owner > 3u) {
-        coopStoreT(acc3, &ht[state_block_at(last, owned_block(owner, 3u, STATE_BLOCKS))], DV);
+    for (var i = 0u; i < STATE_PER; i = i + 1u) {
+        coopStoreT(acc[i], &ht[last + state_block(owned(owner, i, STATE_BLOCKS))], DV);
     }
 }
 
