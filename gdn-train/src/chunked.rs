@@ -15,7 +15,7 @@
 use crate::family::Geometry;
 use crate::plan::{Plan, folded};
 use crate::{Context, Result};
-use gdn_wgsl::{CHUNK_COLUMNS, COOP_RECORD, CoopTiling, Kernel, MAX_CHUNK};
+use gdn_wgsl::{CHUNK_COLUMNS, COOP_GATE_TERMS, COOP_RECORD, CoopTiling, Kernel, MAX_CHUNK};
 
 /// Words of the family's own buffers.
 /// - Both: the chunk-start states and their gradients, and the dℓ/dβ of every token.
@@ -23,7 +23,8 @@ use gdn_wgsl::{CHUNK_COLUMNS, COOP_RECORD, CoopTiling, Kernel, MAX_CHUNK};
 ///   backward's scratch (`chunk_bwd`: dU, dQK, dT, Z, dA ⊙ M⁻, dK_S, dW, dX¹, dY).
 /// - Tensor cores: every chunk's record (β, its decays and span sums), the packed f16 operands (q̂,
 ///   k̂ per key head; d¹-scaled q̂, X¹, Y, W¹, M, KK ⊙ M⁻, T, P, U and diag(λ) U per value head, the
-///   chunk-start states with their scales) and Ũ, U in f32.
+///   chunk-start states with their scales) and Ũ, U in f32; the backward's f16 dO, dS, dU, dY, dQK
+///   and H with their scales, Pᵀ dO, and the per-token gate terms.
 pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
     let (config, c) = (g.config, g.family.state_interval());
     let chunk_heads = g.stored_states() * config.nv;
@@ -53,6 +54,19 @@ pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
             ("s_scale", column_blocks),
             ("u_tilde", rows * config.dv),
             ("u_values", rows * config.dv),
+            // the backward's
+            ("do_half", halves(rows * config.dv)),
+            ("do1_half", halves(rows * config.dv)),
+            ("do_scale", chunk_heads),
+            ("du_local", rows * config.dv),
+            ("ds_half", halves(states)),
+            ("ds_scale", column_blocks),
+            ("du_half", halves(rows * config.dv)),
+            ("du_scale", column_blocks),
+            ("dy_half", halves(rows * config.dv)),
+            ("dqk_half", halves(square)),
+            ("h_half", halves(square)),
+            ("gate_terms", chunk_heads * COOP_GATE_TERMS as usize),
         ]);
     } else {
         words.extend([
@@ -106,7 +120,18 @@ pub(crate) fn forward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()
 pub(crate) fn backward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
     let chunk_heads = g.stored_states() * g.config.nv;
     if g.on_tensor_cores() {
-        return Ok(()); // TODO(session): coop backward
+        let state_jobs = column_jobs(g, CoopTiling::new(g.dims).state_columns);
+        return push_all(
+            ctx,
+            g,
+            plan,
+            &[
+                (Kernel::CoopBackwardPack, chunk_heads),
+                (Kernel::CoopStateBackward, state_jobs),
+                (Kernel::CoopGradValues, chunk_heads),
+                (Kernel::CoopGradKeys, chunk_heads),
+            ],
+        );
     }
     let state_jobs = column_jobs(g, CHUNK_COLUMNS);
     push_all(ctx, g, plan, &[(Kernel::ChunkStateBackward, state_jobs), (Kernel::ChunkGrad, chunk_heads)])

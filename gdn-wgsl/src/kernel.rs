@@ -109,6 +109,14 @@ pub enum Kernel {
     CoopState,
     /// Chunked family on tensor cores: every chunk's outputs from the state entering it.
     CoopOutput,
+    /// Chunked family on tensor cores: every chunk's dO in f16, and Pᵀ dO.
+    CoopBackwardPack,
+    /// Chunked family on tensor cores: the reverse pass over chunks (state gradients, dU, dh0).
+    CoopStateBackward,
+    /// Chunked family on tensor cores: dY, dv and the gradients of every chunk's square matrices.
+    CoopGradValues,
+    /// Chunked family on tensor cores: dq̂, dk̂ and the gate gradients of every chunk.
+    CoopGradKeys,
     /// Inference: one fused step of a few tokens for a batch of sequences, reading and updating
     /// their recurrent and conv states in place in a pool, addressed by slot.
     DecodeStep,
@@ -116,7 +124,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 24] = [
+    pub const ALL: [Kernel; 28] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -140,6 +148,10 @@ impl Kernel {
         Kernel::CoopPrepare,
         Kernel::CoopState,
         Kernel::CoopOutput,
+        Kernel::CoopBackwardPack,
+        Kernel::CoopStateBackward,
+        Kernel::CoopGradValues,
+        Kernel::CoopGradKeys,
         Kernel::DecodeStep,
     ];
 
@@ -175,7 +187,17 @@ impl Kernel {
     }
 
     fn on_tensor_cores(self) -> bool {
-        matches!(self, Kernel::CoopPack | Kernel::CoopPrepare | Kernel::CoopState | Kernel::CoopOutput)
+        matches!(
+            self,
+            Kernel::CoopPack
+                | Kernel::CoopPrepare
+                | Kernel::CoopState
+                | Kernel::CoopOutput
+                | Kernel::CoopBackwardPack
+                | Kernel::CoopStateBackward
+                | Kernel::CoopGradValues
+                | Kernel::CoopGradKeys
+        )
     }
 
     /// Whether the kernel is generated for heads of `dims`: the tensor-core kernels only where
@@ -206,7 +228,11 @@ impl Kernel {
             | Kernel::CoopPack
             | Kernel::CoopPrepare
             | Kernel::CoopState
-            | Kernel::CoopOutput => MATMUL_THREADS,
+            | Kernel::CoopOutput
+            | Kernel::CoopBackwardPack
+            | Kernel::CoopStateBackward
+            | Kernel::CoopGradValues
+            | Kernel::CoopGradKeys => MATMUL_THREADS,
         }
     }
 
@@ -231,9 +257,14 @@ impl Kernel {
             Kernel::CoopPack => CHUNK_DECAYS + COOP_FLOATS,
             // solve, and T in f16.
             Kernel::CoopPrepare => COOP_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
-            // the state and diag(λ) U in f16, the staging.
-            Kernel::CoopState => COOP_FLOATS + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2 + COOP_STAGE,
+            // the state (or its gradient) and diag(λ) U (or dU) in f16, the staging.
+            Kernel::CoopState | Kernel::CoopStateBackward => {
+                COOP_FLOATS + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2 + COOP_STAGE
+            }
             Kernel::CoopOutput => COOP_FLOATS + COOP_STAGE,
+            Kernel::CoopBackwardPack => COOP_FLOATS,
+            // the staging and coop_sums.wgsl's per-token sums.
+            Kernel::CoopGradValues | Kernel::CoopGradKeys => COOP_FLOATS + COOP_STAGE + COOP_SUMS_FLOATS,
             // decode_step: q̂ and k̂ of every token, the column partials, row_sum's scratch.
             Kernel::DecodeStep => {
                 let t = Tiling::decode(dims);
@@ -272,7 +303,14 @@ impl Kernel {
             Kernel::ChunkState | Kernel::ChunkStateBackward => {
                 vec![("DK", dims.dk), ("DV", dims.dv), ("CB", CHUNK_COLUMNS)]
             }
-            Kernel::CoopPack | Kernel::CoopPrepare | Kernel::CoopState | Kernel::CoopOutput => {
+            Kernel::CoopPack
+            | Kernel::CoopPrepare
+            | Kernel::CoopState
+            | Kernel::CoopOutput
+            | Kernel::CoopBackwardPack
+            | Kernel::CoopStateBackward
+            | Kernel::CoopGradValues
+            | Kernel::CoopGradKeys => {
                 let tiling = CoopTiling::new(dims);
                 vec![
                     ("DK", dims.dk),
@@ -323,6 +361,10 @@ impl Kernel {
             Kernel::CoopPrepare => &COOP_PREPARE,
             Kernel::CoopState => &COOP_STATE,
             Kernel::CoopOutput => &COOP_OUTPUT,
+            Kernel::CoopBackwardPack => &COOP_BACKWARD_PACK,
+            Kernel::CoopStateBackward => &COOP_STATE_BACKWARD,
+            Kernel::CoopGradValues => &COOP_GRAD_VALUES,
+            Kernel::CoopGradKeys => &COOP_GRAD_KEYS,
             Kernel::DecodeStep => &DECODE_STEP,
         }
     }
@@ -348,6 +390,7 @@ const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templat
 const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl"));
 const SOLVE: (&str, &str) = ("solve", include_str!("../templates/solve.wgsl"));
 const COOP: (&str, &str) = ("coop", include_str!("../templates/coop.wgsl"));
+const COOP_SUMS: (&str, &str) = ("coop_sums", include_str!("../templates/coop_sums.wgsl"));
 const CHUNKS: (&str, &str) = ("chunks", include_str!("../templates/chunks.wgsl"));
 const CHUNK_GEOMETRY: (&str, &str) = ("chunk_geometry", include_str!("../templates/chunk_geometry.wgsl"));
 const CHUNK_GRADS: (&str, &str) = ("chunk_grads", include_str!("../templates/chunk_grads.wgsl"));
@@ -362,6 +405,11 @@ const MATMUL_F32_FLOATS: u32 = 2 * 16 * 17 * 4;
 pub(crate) const COOP_FLOATS: u32 = 4 + COOP_RECORD;
 /// Floats of a chunk's record (`templates/coop.wgsl`'s RECORD).
 pub const COOP_RECORD: u32 = 6 * MAX_CHUNK + 16;
+/// Floats per chunk of the tensor-core backward's per-token gate terms (`templates/coop_sums.wgsl`'s
+/// GATE_TERMS).
+pub const COOP_GATE_TERMS: u32 = 5 * MAX_CHUNK + 4;
+/// Floats of `templates/coop_sums.wgsl`'s per-token sums and owner partials.
+const COOP_SUMS_FLOATS: u32 = 5 * MAX_CHUNK + 8 * 16;
 /// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
 pub(crate) const COOP_STAGE: u32 = 8 * 256;
 
@@ -723,6 +771,102 @@ const COOP_OUTPUT: Spec = Spec {
         bind("s_scale", ReadF32),
         bind("u_half", ReadF16),
         bind("o", WriteF32),
+    ],
+};
+
+const COOP_BACKWARD_PACK: Spec = Spec {
+    name: "coop_backward_pack",
+    template: include_str!("../templates/coop_backward_pack.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("p_half", ReadF16),
+        bind("d_o", ReadF32),
+        bind("do_half", WriteF16),
+        bind("do1_half", WriteF16),
+        bind("do_scale", WriteF32),
+        bind("du_local", WriteF32),
+    ],
+};
+
+const COOP_STATE_BACKWARD: Spec = Spec {
+    name: "coop_state_backward",
+    template: include_str!("../templates/coop_state_backward.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("dht", ReadF32),
+        bind("k_half", ReadF16),
+        bind("qd_half", ReadF16),
+        bind("w_half", ReadF16),
+        bind("do_half", ReadF16),
+        bind("do_scale", ReadF32),
+        bind("du_local", ReadF32),
+        bind("dckpt", WriteF32),
+        bind("ds_half", WriteF16),
+        bind("ds_scale", WriteF32),
+        bind("du_half", WriteF16),
+        bind("du_scale", WriteF32),
+        bind("dh0", WriteF32),
+    ],
+};
+
+const COOP_GRAD_VALUES: Spec = Spec {
+    name: "coop_grad_values",
+    template: include_str!("../templates/coop_grad_values.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_SUMS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("y", ReadF32),
+        bind("t_half", ReadF16),
+        bind("m_half", ReadF16),
+        bind("km_half", ReadF16),
+        bind("p_half", ReadF16),
+        bind("u_half", ReadF16),
+        bind("do_half", ReadF16),
+        bind("du_half", ReadF16),
+        bind("du_scale", ReadF32),
+        bind("do_scale", ReadF32),
+        bind("u_values", ReadF32),
+        bind("dy_half", WriteF16),
+        bind("dqk_half", WriteF16),
+        bind("h_half", WriteF16),
+        bind("gate_terms", WriteF32),
+        bind("dy", WriteF32),
+    ],
+};
+
+const COOP_GRAD_KEYS: Spec = Spec {
+    name: "coop_grad_keys",
+    template: include_str!("../templates/coop_grad_keys.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_SUMS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("q_half", ReadF16),
+        bind("k_half", ReadF16),
+        bind("do1_half", ReadF16),
+        bind("lu_half", ReadF16),
+        bind("dy_half", ReadF16),
+        bind("dqk_half", ReadF16),
+        bind("h_half", ReadF16),
+        bind("s_half", ReadF16),
+        bind("ds_half", ReadF16),
+        bind("s_scale", ReadF32),
+        bind("ds_scale", ReadF32),
+        bind("do_scale", ReadF32),
+        bind("gate_terms", ReadF32),
+        bind("ckpt", ReadF32),
+        bind("dckpt", ReadF32),
+        bind("dqk_hat_heads", WriteF32),
+        bind("gate_grad_parts", WriteF32),
     ],
 };
 
