@@ -15,7 +15,7 @@
 use crate::family::Geometry;
 use crate::plan::{Plan, folded};
 use crate::{Context, Result};
-use gdn_wgsl::{CHUNK_COLUMNS, COOP_GATE_TERMS, COOP_RECORD, CoopTiling, Kernel, MAX_CHUNK};
+use gdn_wgsl::{CHUNK_COLUMNS, COOP_GATE_TERMS, COOP_KEY_TERMS, COOP_RECORD, CoopTiling, Kernel, MAX_CHUNK};
 
 /// Words of the family's own buffers.
 /// - Both: the chunk-start states and their gradients, and the dℓ/dβ of every token.
@@ -67,6 +67,7 @@ pub(crate) fn buffer_words(g: &Geometry) -> Vec<(&'static str, usize)> {
             ("dqk_half", halves(square)),
             ("h_half", halves(square)),
             ("gate_terms", chunk_heads * COOP_GATE_TERMS as usize),
+            ("key_terms", chunk_heads * COOP_KEY_TERMS as usize),
         ]);
     } else {
         words.extend([
@@ -129,7 +130,9 @@ pub(crate) fn backward(ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<(
                 (Kernel::CoopBackwardPack, chunk_heads),
                 (Kernel::CoopStateBackward, state_jobs),
                 (Kernel::CoopGradValues, chunk_heads),
+                (Kernel::CoopGradQueries, chunk_heads),
                 (Kernel::CoopGradKeys, chunk_heads),
+                (Kernel::CoopGate, chunk_heads),
             ],
         );
     }

@@ -115,8 +115,12 @@ pub enum Kernel {
     CoopStateBackward,
     /// Chunked family on tensor cores: dY, dv and the gradients of every chunk's square matrices.
     CoopGradValues,
-    /// Chunked family on tensor cores: dq̂, dk̂ and the gate gradients of every chunk.
+    /// Chunked family on tensor cores: dq̂ of every chunk.
+    CoopGradQueries,
+    /// Chunked family on tensor cores: dk̂ of every chunk.
     CoopGradKeys,
+    /// Chunked family on tensor cores: dℓ and dβ of every chunk.
+    CoopGate,
     /// Inference: one fused step of a few tokens for a batch of sequences, reading and updating
     /// their recurrent and conv states in place in a pool, addressed by slot.
     DecodeStep,
@@ -124,7 +128,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 28] = [
+    pub const ALL: [Kernel; 30] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -151,7 +155,9 @@ impl Kernel {
         Kernel::CoopBackwardPack,
         Kernel::CoopStateBackward,
         Kernel::CoopGradValues,
+        Kernel::CoopGradQueries,
         Kernel::CoopGradKeys,
+        Kernel::CoopGate,
         Kernel::DecodeStep,
     ];
 
@@ -196,7 +202,9 @@ impl Kernel {
                 | Kernel::CoopBackwardPack
                 | Kernel::CoopStateBackward
                 | Kernel::CoopGradValues
+                | Kernel::CoopGradQueries
                 | Kernel::CoopGradKeys
+                | Kernel::CoopGate
         )
     }
 
@@ -232,7 +240,9 @@ impl Kernel {
             | Kernel::CoopBackwardPack
             | Kernel::CoopStateBackward
             | Kernel::CoopGradValues
+            | Kernel::CoopGradQueries
             | Kernel::CoopGradKeys => MATMUL_THREADS,
+            Kernel::CoopGate => MAX_CHUNK,
         }
     }
 
@@ -264,7 +274,11 @@ impl Kernel {
             Kernel::CoopOutput => COOP_FLOATS + COOP_STAGE,
             Kernel::CoopBackwardPack => COOP_FLOATS,
             // the staging and coop_sums.wgsl's per-token sums.
-            Kernel::CoopGradValues | Kernel::CoopGradKeys => COOP_FLOATS + COOP_STAGE + COOP_SUMS_FLOATS,
+            Kernel::CoopGradValues | Kernel::CoopGradQueries | Kernel::CoopGradKeys => {
+                COOP_FLOATS + COOP_STAGE + COOP_SUMS_FLOATS
+            }
+            // dγ per token (and coop.wgsl's record, which it does not use).
+            Kernel::CoopGate => COOP_FLOATS + MAX_CHUNK,
             // decode_step: q̂ and k̂ of every token, the column partials, row_sum's scratch.
             Kernel::DecodeStep => {
                 let t = Tiling::decode(dims);
@@ -310,7 +324,9 @@ impl Kernel {
             | Kernel::CoopBackwardPack
             | Kernel::CoopStateBackward
             | Kernel::CoopGradValues
-            | Kernel::CoopGradKeys => {
+            | Kernel::CoopGradQueries
+            | Kernel::CoopGradKeys
+            | Kernel::CoopGate => {
                 let tiling = CoopTiling::new(dims);
                 vec![
                     ("DK", dims.dk),
@@ -364,7 +380,9 @@ impl Kernel {
             Kernel::CoopBackwardPack => &COOP_BACKWARD_PACK,
             Kernel::CoopStateBackward => &COOP_STATE_BACKWARD,
             Kernel::CoopGradValues => &COOP_GRAD_VALUES,
+            Kernel::CoopGradQueries => &COOP_GRAD_QUERIES,
             Kernel::CoopGradKeys => &COOP_GRAD_KEYS,
+            Kernel::CoopGate => &COOP_GATE,
             Kernel::DecodeStep => &DECODE_STEP,
         }
     }
@@ -391,6 +409,8 @@ const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl")
 const SOLVE: (&str, &str) = ("solve", include_str!("../templates/solve.wgsl"));
 const COOP: (&str, &str) = ("coop", include_str!("../templates/coop.wgsl"));
 const COOP_SUMS: (&str, &str) = ("coop_sums", include_str!("../templates/coop_sums.wgsl"));
+const COOP_TERMS: (&str, &str) = ("coop_terms", include_str!("../templates/coop_terms.wgsl"));
+const COOP_GRAD_ROWS: (&str, &str) = ("coop_grad_rows", include_str!("../templates/coop_grad_rows.wgsl"));
 const CHUNKS: (&str, &str) = ("chunks", include_str!("../templates/chunks.wgsl"));
 const CHUNK_GEOMETRY: (&str, &str) = ("chunk_geometry", include_str!("../templates/chunk_geometry.wgsl"));
 const CHUNK_GRADS: (&str, &str) = ("chunk_grads", include_str!("../templates/chunk_grads.wgsl"));
@@ -408,6 +428,9 @@ pub const COOP_RECORD: u32 = 6 * MAX_CHUNK + 16;
 /// Floats per chunk of the tensor-core backward's per-token gate terms (`templates/coop_sums.wgsl`'s
 /// GATE_TERMS).
 pub const COOP_GATE_TERMS: u32 = 5 * MAX_CHUNK + 4;
+/// Floats per chunk of the tensor-core backward's per-token key terms (`templates/coop_sums.wgsl`'s
+/// KEY_TERMS).
+pub const COOP_KEY_TERMS: u32 = 3 * MAX_CHUNK + 4;
 /// Floats of `templates/coop_sums.wgsl`'s per-token sums and owner partials.
 const COOP_SUMS_FLOATS: u32 = 5 * MAX_CHUNK + 8 * 16;
 /// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
@@ -818,7 +841,7 @@ const COOP_STATE_BACKWARD: Spec = Spec {
 const COOP_GRAD_VALUES: Spec = Spec {
     name: "coop_grad_values",
     template: include_str!("../templates/coop_grad_values.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_SUMS],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -842,10 +865,10 @@ const COOP_GRAD_VALUES: Spec = Spec {
     ],
 };
 
-const COOP_GRAD_KEYS: Spec = Spec {
-    name: "coop_grad_keys",
-    template: include_str!("../templates/coop_grad_keys.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_SUMS],
+const COOP_GRAD_QUERIES: Spec = Spec {
+    name: "coop_grad_queries",
+    template: include_str!("../templates/coop_grad_queries.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS, COOP_GRAD_ROWS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -853,6 +876,26 @@ const COOP_GRAD_KEYS: Spec = Spec {
         bind("q_half", ReadF16),
         bind("k_half", ReadF16),
         bind("do1_half", ReadF16),
+        bind("dqk_half", ReadF16),
+        bind("s_half", ReadF16),
+        bind("s_scale", ReadF32),
+        bind("do_scale", ReadF32),
+        bind("gate_terms", ReadF32),
+        bind("key_terms", WriteF32),
+        bind("dqk_hat_heads", WriteF32),
+    ],
+};
+
+const COOP_GRAD_KEYS: Spec = Spec {
+    name: "coop_grad_keys",
+    template: include_str!("../templates/coop_grad_keys.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS, COOP_GRAD_ROWS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("q_half", ReadF16),
+        bind("k_half", ReadF16),
         bind("lu_half", ReadF16),
         bind("dy_half", ReadF16),
         bind("dqk_half", ReadF16),
@@ -865,7 +908,21 @@ const COOP_GRAD_KEYS: Spec = Spec {
         bind("gate_terms", ReadF32),
         bind("ckpt", ReadF32),
         bind("dckpt", ReadF32),
+        bind("key_terms", WriteF32),
         bind("dqk_hat_heads", WriteF32),
+    ],
+};
+
+const COOP_GATE: Spec = Spec {
+    name: "coop_gate",
+    template: include_str!("../templates/coop_gate.wgsl"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("gate_terms", ReadF32),
+        bind("key_terms", ReadF32),
         bind("gate_grad_parts", WriteF32),
     ],
 };

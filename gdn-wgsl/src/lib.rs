@@ -32,7 +32,7 @@ mod uniforms;
 
 pub use dims::{HeadDims, SUPPORTED_SIZES, UnsupportedDims};
 pub use kernel::{
-    Binding, BindingKind, CHUNK_COLUMNS, COOP_GATE_TERMS, COOP_RECORD, COLUMNS, DECODE_THREADS, ELEMENTS, Kernel, MATMUL_THREADS, MAX_CHUNK,
+    Binding, BindingKind, CHUNK_COLUMNS, COOP_GATE_TERMS, COOP_KEY_TERMS, COOP_RECORD, COLUMNS, DECODE_THREADS, ELEMENTS, Kernel, MATMUL_THREADS, MAX_CHUNK,
     MAX_DECODE_TOKENS, VEC,
 };
 pub use precision::Precision;

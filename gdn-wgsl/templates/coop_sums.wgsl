@@ -66,16 +66,3 @@ fn gather_columns(which: u32, columns: array<u32, OWNERS>, tid: u32) {
     }
     workgroupBarrier();
 }
-
-// Where the chunk's per-token terms for the gate gradients lie in gate_terms (coop_grad_values writes
-// them, coop_grad_keys reads them): SUMS rows of CMAX, then the f16 scales of dY, dQK and H.
-const TERM_DBETA_U: u32 = 0u;
-const TERM_DBETA_V: u32 = 1u;
-const TERM_RE_ROWS: u32 = 2u;
-const TERM_RE_COLUMNS: u32 = 3u;
-const TERM_DA_KM: u32 = 4u;
-const GATE_TERMS: u32 = SUMS * CMAX + 4u;
-
-fn gate_terms_at() -> u32 {
-    return (ck_slot * layer.nv + ck_h) * GATE_TERMS;
-}
