@@ -5,7 +5,7 @@
 use crate::family::Geometry;
 use crate::plan::{Plan, folded};
 use crate::{Context, Result};
-use gdn_wgsl::{COLUMNS, ELEMENTS, Kernel, ReduceUniform};
+use gdn_wgsl::{COLUMNS, CONV_RUN, CONV_WINDOW, ELEMENTS, Kernel, ReduceUniform};
 
 /// The parameter gradients that are plain column sums of a per-element term: (term, total).
 const SUMS: [(&str, &str); 3] = [("dnorm_term", "dnorm"), ("dlog_term", "da_log"), ("da", "ddt_bias")];
@@ -37,6 +37,12 @@ fn elements(n: usize) -> usize {
     n.div_ceil(ELEMENTS as usize)
 }
 
+/// Workgroups of the conv kernels: a group of ELEMENTS channels by a run of CONV_RUN tokens
+/// (`templates/conv_runs.wgsl`).
+fn conv_runs(g: &Geometry) -> usize {
+    g.config.channels().div_ceil(ELEMENTS as usize) * g.tokens().div_ceil(CONV_RUN as usize)
+}
+
 /// Appends `kernel` over `count` workgroups (folded under the grid limit).
 fn push(ctx: &Context, g: &Geometry, plan: &mut Plan, kernel: Kernel, count: usize) -> Result<()> {
     plan.push(ctx, kernel, g.dims, folded(ctx, kernel.name(), count)?, &[])
@@ -46,7 +52,7 @@ fn push(ctx: &Context, g: &Geometry, plan: &mut Plan, kernel: Kernel, count: usi
 pub(crate) fn forward(ctx: &Context, g: &Geometry) -> Result<Plan> {
     let (config, tokens) = (g.config, g.tokens());
     let mut plan = Plan::default();
-    push(ctx, g, &mut plan, Kernel::ConvForward, elements(tokens * config.channels()))?;
+    push(ctx, g, &mut plan, Kernel::ConvForward, conv_runs(g))?;
     push(ctx, g, &mut plan, Kernel::QkNormForward, tokens * config.nk)?;
     push(ctx, g, &mut plan, Kernel::GatesForward, elements(tokens * config.nv))?;
     g.family.forward(ctx, g, &mut plan)?;
@@ -63,9 +69,11 @@ pub(crate) fn backward(ctx: &Context, g: &Geometry) -> Result<Plan> {
     g.family.backward(ctx, g, &mut plan)?;
     push(ctx, g, &mut plan, Kernel::GatesBackward, elements(tokens * config.nv))?;
     push(ctx, g, &mut plan, Kernel::QkNormBackward, tokens * config.nk)?;
-    push(ctx, g, &mut plan, Kernel::ConvBackwardPre, elements(tokens * config.channels()))?;
-    push(ctx, g, &mut plan, Kernel::ConvBackwardInput, elements(tokens * config.channels()))?;
-    let sums = std::iter::once((Kernel::DconvPartial, None, "dconv"))
+    push(ctx, g, &mut plan, Kernel::ConvBackwardPre, conv_runs(g))?;
+    push(ctx, g, &mut plan, Kernel::ConvBackwardInput, conv_runs(g))?;
+    // dconv's partial sums: every tap of a channel in one invocation where the taps fit the window.
+    let dconv = if config.kk <= CONV_WINDOW as usize { Kernel::DconvWindow } else { Kernel::DconvPartial };
+    let sums = std::iter::once((dconv, None, "dconv"))
         .chain(SUMS.iter().map(|&(src, total)| (Kernel::ColumnSumPartial, Some(src), total)));
     for (((partial_kernel, src, total), shape), uniform) in sums.zip(reductions(g)).zip(REDUCE_UNIFORMS) {
         let column_groups = shape.cols.div_ceil(COLUMNS);
@@ -74,7 +82,11 @@ pub(crate) fn backward(ctx: &Context, g: &Geometry) -> Result<Plan> {
             overrides.push(("src", src));
         }
         let (column_groups, blocks) = (column_groups as usize, shape.blocks as usize);
-        let partial_grid = folded(ctx, partial_kernel.name(), column_groups * blocks)?;
+        let partial_groups = match partial_kernel {
+            Kernel::DconvWindow => config.channels().div_ceil(COLUMNS as usize),
+            _ => column_groups,
+        };
+        let partial_grid = folded(ctx, partial_kernel.name(), partial_groups * blocks)?;
         plan.push(ctx, partial_kernel, g.dims, partial_grid, &overrides)?;
         let finish_grid = folded(ctx, Kernel::ColumnSumFinish.name(), column_groups)?;
         plan.push(ctx, Kernel::ColumnSumFinish, g.dims, finish_grid, &overrides)?;

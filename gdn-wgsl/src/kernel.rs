@@ -42,6 +42,11 @@ use BindingKind::{LayerUniform, ReadF16, ReadF32, ReadU32, ReduceUniform, WriteF
 
 /// Threads per workgroup of the element-wise kernels.
 pub const ELEMENTS: u32 = 256;
+/// Tokens one invocation of the conv kernels walks (`templates/conv_runs.wgsl`).
+pub const CONV_RUN: u32 = 16;
+/// Neighbouring tokens the conv kernels keep in registers: kernels for at most this many taps read
+/// each raw value once.
+pub const CONV_WINDOW: u32 = 4;
 /// Columns per workgroup of the column sums.
 pub const COLUMNS: u32 = 64;
 /// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
@@ -85,8 +90,10 @@ pub enum Kernel {
     ConvBackwardPre,
     /// The conv's input gradient.
     ConvBackwardInput,
-    /// Partial sums of the conv weight gradient.
+    /// Partial sums of the conv weight gradient, one invocation per (channel, tap).
     DconvPartial,
+    /// Partial sums of the conv weight gradient for kk ≤ 4, one invocation per channel.
+    DconvWindow,
     /// Partial column sums of a matrix.
     ColumnSumPartial,
     /// Totals of partial column sums.
@@ -128,7 +135,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 30] = [
+    pub const ALL: [Kernel; 31] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -141,6 +148,7 @@ impl Kernel {
         Kernel::ConvBackwardPre,
         Kernel::ConvBackwardInput,
         Kernel::DconvPartial,
+        Kernel::DconvWindow,
         Kernel::ColumnSumPartial,
         Kernel::ColumnSumFinish,
         Kernel::ChunkPrepare,
@@ -181,6 +189,7 @@ impl Kernel {
                 | Kernel::ConvBackwardPre
                 | Kernel::ConvBackwardInput
                 | Kernel::DconvPartial
+                | Kernel::DconvWindow
                 | Kernel::ColumnSumPartial
                 | Kernel::ColumnSumFinish
         )
@@ -223,7 +232,7 @@ impl Kernel {
             | Kernel::GatesBackward
             | Kernel::ConvBackwardPre
             | Kernel::ConvBackwardInput => ELEMENTS,
-            Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
+            Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
@@ -304,11 +313,18 @@ impl Kernel {
             ]
         };
         match self {
-            Kernel::ConvForward | Kernel::GatesForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
-                vec![("ELEMENTS", ELEMENTS)]
+            Kernel::ConvForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
+                vec![("ELEMENTS", ELEMENTS), ("CONV_RUN", CONV_RUN), ("CONV_WINDOW", CONV_WINDOW)]
             }
+            Kernel::GatesForward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => vec![("COLUMNS", COLUMNS)],
+            Kernel::DconvWindow => vec![
+                ("COLUMNS", COLUMNS),
+                ("ELEMENTS", ELEMENTS),
+                ("CONV_RUN", CONV_RUN),
+                ("CONV_WINDOW", CONV_WINDOW),
+            ],
             Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceForward => tiled(Tiling::forward(dims)),
@@ -366,6 +382,7 @@ impl Kernel {
             Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
             Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
             Kernel::DconvPartial => &DCONV_PARTIAL,
+            Kernel::DconvWindow => &DCONV_WINDOW,
             Kernel::ColumnSumPartial => &COLUMN_SUM_PARTIAL,
             Kernel::ColumnSumFinish => &COLUMN_SUM_FINISH,
             Kernel::ChunkPrepare => &CHUNK_PREPARE,
@@ -401,6 +418,8 @@ const SEQUENCES: (&str, &str) = ("sequences", include_str!("../templates/sequenc
 const QK_ROWS: (&str, &str) = ("qk_rows", include_str!("../templates/qk_rows.wgsl"));
 const GATE_VALUES: (&str, &str) = ("gate_values", include_str!("../templates/gate_values.wgsl"));
 const CONV_TAP: (&str, &str) = ("conv_tap", include_str!("../templates/conv_tap.wgsl"));
+const CONV_RUNS: (&str, &str) = ("conv_runs", include_str!("../templates/conv_runs.wgsl"));
+const CONV_WINDOWS: (&str, &str) = ("conv_window", include_str!("../templates/conv_window.wgsl"));
 const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
@@ -439,7 +458,7 @@ pub(crate) const COOP_STAGE: u32 = 8 * 256;
 const CONV_FORWARD: Spec = Spec {
     name: "conv_forward",
     template: include_str!("../templates/conv_forward.wgsl"),
-    snippets: &[SEQUENCES, CONV_TAP, CONV_PRE],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, CONV_PRE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -575,7 +594,7 @@ const QK_NORM_BACKWARD: Spec = Spec {
 const CONV_BACKWARD_PRE: Spec = Spec {
     name: "conv_backward_pre",
     template: include_str!("../templates/conv_backward_pre.wgsl"),
-    snippets: &[SEQUENCES, CONV_TAP, CONV_PRE],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, CONV_PRE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -590,7 +609,7 @@ const CONV_BACKWARD_PRE: Spec = Spec {
 const CONV_BACKWARD_INPUT: Spec = Spec {
     name: "conv_backward_input",
     template: include_str!("../templates/conv_backward_input.wgsl"),
-    snippets: &[SEQUENCES],
+    snippets: &[SEQUENCES, CONV_RUNS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -606,6 +625,21 @@ const DCONV_PARTIAL: Spec = Spec {
     name: "dconv_partial",
     template: include_str!("../templates/dconv_partial.wgsl"),
     snippets: &[SEQUENCES, CONV_TAP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("reduce", ReduceUniform),
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
+        bind("dpre", ReadF32),
+        bind("partial", WriteF32),
+    ],
+};
+
+const DCONV_WINDOW: Spec = Spec {
+    name: "dconv_window",
+    template: include_str!("../templates/dconv_window.wgsl"),
+    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("reduce", ReduceUniform),

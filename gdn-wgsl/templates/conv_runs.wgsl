@@ -1,0 +1,31 @@
+// How the conv kernels walk the batch: each invocation one channel over a run of CONV_RUN consecutive
+// tokens, ELEMENTS consecutive channels per workgroup (so that every token's loads coalesce), with the
+// values of CONV_WINDOW neighbouring tokens kept in registers (conv_window.wgsl for the raw ones):
+// each is read once, not kk times; taps past the window, for kk > CONV_WINDOW, are read as needed.
+
+
+
+
+struct ConvRun {
+    // Channel, and the tokens [first, end) of the run.
+    c: u32,
+    first: u32,
+    end: u32,
+}
+
+// The run of workgroup `job` (channel groups fastest) for invocation `lid`.
+fn conv_run(job: u32, lid: u32) -> ConvRun {
+    let groups = (layer.channels + ELEMENTS - 1u) / ELEMENTS;
+    let first = (job / groups) * CONV_RUN;
+    return ConvRun((job % groups) * ELEMENTS + lid, first, min(first + CONV_RUN, layer.tokens));
+}
+
+// Whether the run exists (the grid's overhang and a partial channel group have none).
+fn conv_run_valid(run: ConvRun) -> bool {
+    return run.c < layer.channels && run.first < layer.tokens;
+}
+
+// Component i (0 … 3) of v, by selects: a vector indexed at run time may leave the registers.
+fn component(v: vec4<f32>, i: u32) -> f32 {
+    return select(select(select(v.x, v.y, i == 1u), v.z, i == 2u), v.w, i == 3u);
+}

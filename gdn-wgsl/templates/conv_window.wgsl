@@ -1,0 +1,34 @@
+// The raw values of the last CONV_WINDOW tokens of a channel in registers, for the conv kernels that
+// walk runs of tokens (conv_runs.wgsl). A tap reaching before the token's sequence reads the conv
+// state (conv_tap.wgsl) exactly as the unwindowed form does, with the same arithmetic in the same
+// order, so that results do not depend on where a run starts.
+
+// Element `back` (0 the newest) of the window (x[t − 3], x[t − 2], x[t − 1], x[t]).
+fn window_at(window: vec4<f32>, back: u32) -> f32 {
+    return component(window, CONV_WINDOW - 1u - back);
+}
+
+// The window of raw values before token `first` of channel c: x[first − 3 …] into .x … .z (whatever
+// sequence they belong to; the taps use them only inside their own).
+fn window_before(first: u32, c: u32, values: vec4<f32>) -> vec4<f32> {
+    var window = values;
+    if (first >= 1u) {
+        window.z = qkv[(first - 1u) * layer.channels + c];
+    }
+    if (first >= 2u) {
+        window.y = qkv[(first - 2u) * layer.channels + c];
+    }
+    if (first >= 3u) {
+        window.x = qkv[(first - 3u) * layer.channels + c];
+    }
+    return window;
+}
+
+// The raw value tap j of the conv at token t reads (conv_tap), from the window where it holds it.
+fn windowed_tap(n: u32, start: u32, t: u32, j: u32, c: u32, window: vec4<f32>) -> f32 {
+    let back = layer.kk - 1u - j;
+    if (back < CONV_WINDOW && t - start >= back) {
+        return window_at(window, back);
+    }
+    return conv_tap(n, start, t, j, c);
+}
