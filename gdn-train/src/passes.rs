@@ -37,10 +37,11 @@ fn elements(n: usize) -> usize {
     n.div_ceil(ELEMENTS as usize)
 }
 
-/// Workgroups of the conv kernels: a group of ELEMENTS channels by a run of CONV_RUN tokens
-/// (`templates/conv_runs.wgsl`).
+/// Workgroups of the conv kernels: a group of ELEMENTS channels by a run of tokens, CONV_RUN of
+/// them where the taps fit the window and one otherwise (`templates/conv_runs.wgsl`'s rule).
 fn conv_runs(g: &Geometry) -> usize {
-    g.config.channels().div_ceil(ELEMENTS as usize) * g.tokens().div_ceil(CONV_RUN as usize)
+    let run = if g.config.kk <= CONV_WINDOW as usize { CONV_RUN as usize } else { 1 };
+    g.config.channels().div_ceil(ELEMENTS as usize) * g.tokens().div_ceil(run)
 }
 
 /// Appends `kernel` over `count` workgroups (folded under the grid limit).

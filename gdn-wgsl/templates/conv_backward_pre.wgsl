@@ -9,7 +9,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         return;
     }
     let c = run.c;
-    var window = window_before(run.first, c, vec4<f32>());
+    var window = window_before(run.first, c);
     for (var t = run.first; t < run.end; t = t + 1u) {
         window = vec4<f32>(window.yzw, qkv[t * layer.channels + c]);
         let n = token_seq(t);

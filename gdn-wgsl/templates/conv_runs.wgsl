@@ -13,11 +13,18 @@ struct ConvRun {
     end: u32,
 }
 
+// Tokens per run: CONV_RUN where the taps fit the window, else 1 (each token then reads its kk taps
+// anyway, and one invocation walking many tokens of thousands of taps each computed wrong results on
+// lavapipe past 2¹⁶ iterations). The host sizes the grid by the same rule (gdn-train's passes.rs).
+fn conv_run_length() -> u32 {
+    return select(1u, CONV_RUN, layer.kk <= CONV_WINDOW);
+}
+
 // The run of workgroup `job` (channel groups fastest) for invocation `lid`.
 fn conv_run(job: u32, lid: u32) -> ConvRun {
     let groups = (layer.channels + ELEMENTS - 1u) / ELEMENTS;
-    let first = (job / groups) * CONV_RUN;
-    return ConvRun((job % groups) * ELEMENTS + lid, first, min(first + CONV_RUN, layer.tokens));
+    let first = (job / groups) * conv_run_length();
+    return ConvRun((job % groups) * ELEMENTS + lid, first, min(first + conv_run_length(), layer.tokens));
 }
 
 // Whether the run exists (the grid's overhang and a partial channel group have none).

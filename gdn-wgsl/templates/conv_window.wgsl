@@ -8,18 +8,19 @@ fn window_at(window: vec4<f32>, back: u32) -> f32 {
     return component(window, CONV_WINDOW - 1u - back);
 }
 
-// The window of raw values before token `first` of channel c: x[first − 3 …] into .x … .z (whatever
-// sequence they belong to; the taps use them only inside their own).
-fn window_before(first: u32, c: u32, values: vec4<f32>) -> vec4<f32> {
-    var window = values;
+// The window as it stands before token `first` of channel c: (·, x[first − 3], x[first − 2],
+// x[first − 1]), whatever sequence those belong to (the taps use them only inside their own); the
+// first token shifts itself in.
+fn window_before(first: u32, c: u32) -> vec4<f32> {
+    var window = vec4<f32>();
     if (first >= 1u) {
-        window.z = qkv[(first - 1u) * layer.channels + c];
+        window.w = qkv[(first - 1u) * layer.channels + c];
     }
     if (first >= 2u) {
-        window.y = qkv[(first - 2u) * layer.channels + c];
+        window.z = qkv[(first - 2u) * layer.channels + c];
     }
     if (first >= 3u) {
-        window.x = qkv[(first - 3u) * layer.channels + c];
+        window.y = qkv[(first - 3u) * layer.channels + c];
     }
     return window;
 }

@@ -17,7 +17,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let first = block * reduce.rows_per_block;
     let last = min(first + reduce.rows_per_block, reduce.rows);
-    var window = window_before(first, c, vec4<f32>());
+    var window = window_before(first, c);
     var acc = vec4<f32>();
     for (var t = first; t < last; t = t + 1u) {
         window = vec4<f32>(window.yzw, qkv[t * layer.channels + c]);
