@@ -103,6 +103,8 @@ fn sequence_lengths_around_the_checkpoint_interval_cases() -> Vec<Case> {
         .into_iter()
         .map(|t| case(config(1, 2, 16, 32, 4), Batch::Fixed { b: 2, t }, true, true, 4, 20 + t as u64))
         .chain(std::iter::once(case(config(1, 1, 32, 32, 4), Batch::Fixed { b: 1, t: 17 }, true, true, 1, 30)))
+        // Longer than the conv kernels' runs of 16 tokens and three 16-token chunks.
+        .chain(std::iter::once(case(config(1, 2, 16, 32, 4), Batch::Fixed { b: 2, t: 40 }, true, true, 16, 31)))
         .collect()
 }
 
@@ -115,6 +117,8 @@ fn packed_sequences_each_with_its_own_state_cases() -> Vec<Case> {
     vec![
         case(config(1, 2, 16, 32, 4), Batch::Packed { cu_seqlens: vec![0, 1, 6, 8, 17] }, true, true, 4, 40),
         case(config(2, 1, 32, 16, 3), Batch::Packed { cu_seqlens: vec![0, 9, 10] }, false, false, 4, 41),
+        // Sequences that start inside the conv kernels' runs of 16 tokens, and span several.
+        case(config(1, 2, 16, 16, 4), Batch::Packed { cu_seqlens: vec![0, 10, 37, 50] }, true, true, 16, 42),
     ]
 }
 

@@ -56,7 +56,7 @@ mod timestamps;
 mod timing;
 
 pub use config::{Batch, LayerConfig, TapeOptions};
-pub use context::{Context, ContextOptions};
+pub use context::{Context, ContextOptions, UNADVERTISED_TENSOR_CORES};
 pub use decode::{DecodeBuffer, DecodeCapacity, DecodeInputs, Decoder};
 pub use error::{Error, Result};
 pub use family::Family;

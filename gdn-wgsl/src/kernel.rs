@@ -269,9 +269,7 @@ impl Kernel {
                 t.ty * t.columns() + t.tx * t.rows()
             }
             Kernel::ChunkPrepare => CHUNK_DECAYS + MAX_CHUNK * MAX_CHUNK + MATMUL_F32_FLOATS,
-            Kernel::ChunkState | Kernel::ChunkOutput | Kernel::ChunkStateBackward => {
-                CHUNK_DECAYS + MATMUL_F32_FLOATS
-            }
+            Kernel::ChunkState | Kernel::ChunkOutput | Kernel::ChunkStateBackward => CHUNK_DECAYS + MATMUL_F32_FLOATS,
             Kernel::ChunkGrad => CHUNK_DECAYS + 4 * MAX_CHUNK + MATMUL_THREADS + MATMUL_F32_FLOATS,
             Kernel::CoopPack => CHUNK_DECAYS + COOP_FLOATS,
             // solve, and T in f16.
@@ -319,12 +317,9 @@ impl Kernel {
             Kernel::GatesForward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => vec![("COLUMNS", COLUMNS)],
-            Kernel::DconvWindow => vec![
-                ("COLUMNS", COLUMNS),
-                ("ELEMENTS", ELEMENTS),
-                ("CONV_RUN", CONV_RUN),
-                ("CONV_WINDOW", CONV_WINDOW),
-            ],
+            Kernel::DconvWindow => {
+                vec![("COLUMNS", COLUMNS), ("ELEMENTS", ELEMENTS), ("CONV_RUN", CONV_RUN), ("CONV_WINDOW", CONV_WINDOW)]
+            }
             Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceForward => tiled(Tiling::forward(dims)),
@@ -715,7 +710,17 @@ const CHUNK_OUTPUT: Spec = Spec {
 const CHUNK_STATE_BACKWARD: Spec = Spec {
     name: "chunk_state_backward",
     template: include_str!("../templates/chunk_state_backward.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, COLUMN_JOBS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
+    snippets: &[
+        SEQUENCES,
+        QK_ROWS,
+        GATE_VALUES,
+        CHUNK_GEOMETRY,
+        CHUNKS,
+        COLUMN_JOBS,
+        CHUNK_GRADS,
+        MATMUL_STAGING,
+        MATMUL,
+    ],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),

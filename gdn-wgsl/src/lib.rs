@@ -32,8 +32,8 @@ mod uniforms;
 
 pub use dims::{HeadDims, SUPPORTED_SIZES, UnsupportedDims};
 pub use kernel::{
-    Binding, BindingKind, CHUNK_COLUMNS, CONV_RUN, CONV_WINDOW, COOP_GATE_TERMS, COOP_KEY_TERMS, COOP_RECORD, COLUMNS, DECODE_THREADS, ELEMENTS, Kernel, MATMUL_THREADS, MAX_CHUNK,
-    MAX_DECODE_TOKENS, VEC,
+    Binding, BindingKind, CHUNK_COLUMNS, COLUMNS, CONV_RUN, CONV_WINDOW, COOP_GATE_TERMS, COOP_KEY_TERMS, COOP_RECORD,
+    DECODE_THREADS, ELEMENTS, Kernel, MATMUL_THREADS, MAX_CHUNK, MAX_DECODE_TOKENS, VEC,
 };
 pub use precision::Precision;
 pub use tiling::{CoopTiling, Tiling};
