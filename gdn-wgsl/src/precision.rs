@@ -48,7 +48,7 @@ impl Precision {
     pub fn suits(self, dims: HeadDims) -> bool {
         match self {
             Precision::F32 => true,
-            Precision::TensorCore => dims.dk % 16 == 0 && dims.dv % 16 == 0,
+            Precision::TensorCore => dims.dk.is_multiple_of(16) && dims.dv.is_multiple_of(16),
         }
     }
 

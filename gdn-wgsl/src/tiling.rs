@@ -93,7 +93,7 @@ const COOP_FIXED_BYTES: u32 = 4 * (COOP_FLOATS + COOP_STAGE);
 
 /// The largest divisor of `blocks` up to 4.
 fn group(blocks: u32) -> u32 {
-    (1..=4).rev().find(|g| blocks % g == 0).unwrap_or(1)
+    (1..=4).rev().find(|g| blocks.is_multiple_of(*g)).unwrap_or(1)
 }
 
 impl CoopTiling {
@@ -104,7 +104,7 @@ impl CoopTiling {
         let state_columns = (1..=dims.dv / 16)
             .rev()
             .map(|n| 16 * n)
-            .filter(|w| dims.dv % w == 0 && *w <= 32)
+            .filter(|w| dims.dv.is_multiple_of(*w) && *w <= 32)
             .find(|w| (dims.dk + 64) * w * 2 <= room && (dims.dk / 16) * (w / 16) <= 32)
             .unwrap_or(16);
         Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16) }
