@@ -47,8 +47,8 @@ pub enum FamilyKind {
     Chunked,
 }
 
-/// Chunk sizes a campaign draws (those its precision accepts, [`Precision::min_chunk`]): small ones
-/// put many chunk boundaries in short sequences, and the default 64.
+/// Chunk sizes a campaign draws (those its precision accepts: multiples of [`Precision::min_chunk`]):
+/// small ones put many chunk boundaries in short sequences, and the default 64.
 pub const CHUNKS: [usize; 9] = [1, 2, 3, 4, 5, 8, 16, 32, 64];
 
 impl FamilyKind {
@@ -119,7 +119,8 @@ impl Space {
             1 => Just(Regime::WriteAll),
         ];
         let (max_interval, precision) = (self.max_interval, self.precision);
-        let chunks: Vec<usize> = CHUNKS.into_iter().filter(|&c| c >= precision.min_chunk() as usize).collect();
+        let chunks: Vec<usize> =
+            CHUNKS.into_iter().filter(|&c| c.is_multiple_of(precision.min_chunk() as usize)).collect();
         let family =
             (proptest::sample::select(self.families.clone()), 1..=max_interval, proptest::sample::select(chunks))
                 .prop_map(|(kind, checkpoint_interval, chunk)| match kind {
