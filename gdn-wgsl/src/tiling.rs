@@ -79,7 +79,9 @@ pub struct CoopTiling {
     /// kernels are tested under: lavapipe offers no more) and four 16 × 16 accumulators for each of
     /// eight subgroups hold.
     pub state_columns: u32,
-    /// Blocks per group across dk columns (`GK`): the largest divisor of dk / 16 up to 4.
+    /// Blocks per group across dk columns (`GK`): the largest divisor of dk / 16 up to 2 (measured
+    /// on the H200 at dk = dv = 128, BENCHMARKS.md: two independent accumulators beat one and four,
+    /// by up to 28 % per kernel, where four leave too few registers).
     pub key_group: u32,
     /// Blocks per group across dv columns (`GV`).
     pub value_group: u32,
@@ -91,9 +93,9 @@ pub(crate) const COOP_WORKGROUP_BYTES: u32 = 32 * 1024;
 /// and the staging of one 16 × 16 f32 block per subgroup.
 const COOP_FIXED_BYTES: u32 = 4 * (COOP_FLOATS + COOP_STAGE);
 
-/// The largest divisor of `blocks` up to 4.
+/// The largest divisor of `blocks` up to 2.
 fn group(blocks: u32) -> u32 {
-    (1..=4).rev().find(|g| blocks.is_multiple_of(*g)).unwrap_or(1)
+    if blocks.is_multiple_of(2) { 2 } else { 1 }
 }
 
 impl CoopTiling {

@@ -7,10 +7,11 @@
 // operations, as they must in uniform control flow (a clamped unit is computed twice and written
 // twice with the same values; where subgroups have fewer than 32 invocations, as on a software
 // rasteriser, the subgroups past the first OWNERS repeat an owner's work in the same way). A unit of
-// a product with many columns is a group of up to four blocks of one block row, so that an owner
-// keeps four independent accumulators and loads each A block once for all four. A result that needs
-// element-wise work leaves its accumulators through the staging (each owner one 16 × 16 f32 block of
-// `stage`), where every invocation then handles one element of every owner's block.
+// a product with many columns is a group of GK (or GV) blocks of one block row (gdn-wgsl's
+// CoopTiling: two), so that an owner keeps that many independent accumulators and loads each A
+// block once for all of them. A result that needs element-wise work leaves its accumulators through
+// the staging (each owner one 16 × 16 f32 block of `stage`), where every invocation then handles one
+// element of every owner's block.
 //
 // f16 keeps its relative precision only between 2⁻¹⁴ and 65 504: every operand is scaled by a power
 // of two chosen from a bound of its magnitudes before it is rounded (range_scale), and the product
