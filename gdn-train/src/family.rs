@@ -31,17 +31,24 @@ pub enum Family {
 impl Family {
     /// The family a tape on `ctx` takes when its options name none (the tape then fits its knob to
     /// the batch, [`Family::fitted`]), from the times in BENCHMARKS.md; `backward`: whether the tape
-    /// records the backward.
-    /// - On a GPU, for training the chunked family: on the H200 its step (forward + backward) is
-    ///   4.5× to 7× faster than the recurrent one at every shape where both run, from 128-token
-    ///   sequences and 128 tokens per step up, and the recurrent family cannot hold its backward's
-    ///   scratch for thousands of shorter sequences (shorter sequences are not measured yet). For a
-    ///   forward-only tape the recurrent family, whose forward is 1.1× to 1.3× faster there.
-    /// - On a software adapter (lavapipe), the recurrent family: 3.7× faster at 2 × 64 tokens and
-    ///   28× at a decode step, the chunked family's 256-invocation workgroups and barriers being
-    ///   costly on a CPU.
-    pub fn picked(ctx: &Context, backward: bool) -> Self {
-        if ctx.is_software() || !backward { Family::recurrent() } else { Family::chunked() }
+    /// records the backward; `precision`: that of its products.
+    /// - Tensor cores: the chunked family, whose products they are (and whose forward, 3.95 ms at
+    ///   S1 on the H200, is faster than the recurrent one's 4.55).
+    /// - On a GPU in f32, for training the chunked family: on the H200 its step (forward +
+    ///   backward) is 4.5× to 7× faster than the recurrent one at every shape where both run, from
+    ///   128-token sequences and 128 tokens per step up, and the recurrent family cannot hold its
+    ///   backward's scratch for thousands of shorter sequences (shorter sequences are not measured
+    ///   yet). For a forward-only tape the recurrent family, whose forward is faster there (4.55
+    ///   against 4.94 ms at S1).
+    /// - On a software adapter (lavapipe) in f32, the recurrent family: 3.7× faster at 2 × 64
+    ///   tokens and 28× at a decode step, the chunked family's 256-invocation workgroups and
+    ///   barriers being costly on a CPU.
+    pub fn picked(ctx: &Context, backward: bool, precision: Precision) -> Self {
+        if precision == Precision::TensorCore || (backward && !ctx.is_software()) {
+            Family::chunked()
+        } else {
+            Family::recurrent()
+        }
     }
 
     /// The recurrent family with its default checkpoint interval, 32.

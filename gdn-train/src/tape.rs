@@ -66,7 +66,7 @@ impl Tape {
         // The largest tensor per token is qkv: refuse a batch it cannot hold before laying it out.
         check_storage(ctx, "qkv", batch.tokens()?.saturating_mul(config.channels()))?;
         let offsets = batch.offsets()?;
-        let family = options.family.unwrap_or_else(|| Family::picked(ctx, options.backward));
+        let family = options.family.unwrap_or_else(|| Family::picked(ctx, options.backward, options.precision));
         family.validate(options.precision)?;
         let longest = offsets.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(1);
         let family = family.fitted(longest, options.precision);
