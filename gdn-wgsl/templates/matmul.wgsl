@@ -1,4 +1,4 @@
-// One workgroup's matrix product, the building block of the chunked family:
+// One workgroup's matrix product in f32, the building block of the chunked family's f32 kernels:
 //   for r < m, c < n:  store_c(op, r, c, Σ_{k < depth} load_a(op, r, k) · load_b(op, k, c)).
 // The kernel that includes this defines load_a, load_b and store_c, each a switch over its op codes:
 // an op names the operands (buffer, layout, transposition, masks and scalings applied as elements are

@@ -1,6 +1,6 @@
-// The staging shared by both matmuls (matmul.wgsl in f32, matmul_coop.wgsl on tensor cores): which
-// element of an operand tile each invocation reads, the reads themselves (guarded at the product's
-// edges), and the hand-over to the variant's mm_put, which writes workgroup memory in its own layout.
+// The f32 matmul's staging (matmul.wgsl): which element of an operand tile each invocation reads, the
+// reads themselves (guarded at the product's edges), and the hand-over to mm_put, which writes
+// workgroup memory in the matmul's layout.
 // Each invocation stages four elements of A and four of B per depth tile; no vector is indexed at run
 // time, so that everything stays in registers.
 
