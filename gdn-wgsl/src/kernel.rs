@@ -422,6 +422,7 @@ const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templat
 const MATMUL: (&str, &str) = ("matmul", include_str!("../templates/matmul.wgsl"));
 const SOLVE: (&str, &str) = ("solve", include_str!("../templates/solve.wgsl"));
 const COOP: (&str, &str) = ("coop", include_str!("../templates/coop.wgsl"));
+const COOP_STATE_BLOCKS: (&str, &str) = ("coop_state_blocks", include_str!("../templates/coop_state_blocks.wgsl"));
 const COOP_SUMS: (&str, &str) = ("coop_sums", include_str!("../templates/coop_sums.wgsl"));
 const COOP_TERMS: (&str, &str) = ("coop_terms", include_str!("../templates/coop_terms.wgsl"));
 const COOP_GRAD_ROWS: (&str, &str) = ("coop_grad_rows", include_str!("../templates/coop_grad_rows.wgsl"));
@@ -800,7 +801,7 @@ const COOP_PREPARE: Spec = Spec {
 const COOP_STATE: Spec = Spec {
     name: "coop_state",
     template: include_str!("../templates/coop_state.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP, COOP_STATE_BLOCKS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -856,7 +857,7 @@ const COOP_BACKWARD_PACK: Spec = Spec {
 const COOP_STATE_BACKWARD: Spec = Spec {
     name: "coop_state_backward",
     template: include_str!("../templates/coop_state_backward.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP, COOP_STATE_BLOCKS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),

@@ -14,15 +14,6 @@ var<workgroup> state_local: array<f16, DK * CB>;
 var<workgroup> lu_local: array<f16, CMAX * CB>;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
-// The block's state in 16 × 16 blocks, STATE_PER of them for each owner.
-const STATE_BLOCKS: u32 = (DK / BLOCK) * (CB / BLOCK);
-const STATE_PER: u32 = (STATE_BLOCKS + OWNERS - 1u) / OWNERS;
-
-// Element offset of state block `b` (of the block's columns) in a [DK][DV] state.
-fn state_block(b: u32) -> u32 {
-    return (b / (CB / BLOCK)) * BLOCK * DV + col0 + (b % (CB / BLOCK)) * BLOCK;
-}
-
 fn carry_state(job: u32, tid: u32, subgroup: u32) {
     coop_enter(subgroup);
     forget_max(0u, tid);

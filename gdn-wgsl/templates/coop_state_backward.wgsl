@@ -14,13 +14,6 @@ var<workgroup> ds_local: array<f16, DK * CB>;
 var<workgroup> du_shared: array<f16, CMAX * CB>;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
-const STATE_BLOCKS: u32 = (DK / BLOCK) * (CB / BLOCK);
-const STATE_PER: u32 = (STATE_BLOCKS + OWNERS - 1u) / OWNERS;
-
-fn state_block(b: u32) -> u32 {
-    return (b / (CB / BLOCK)) * BLOCK * DV + col0 + (b % (CB / BLOCK)) * BLOCK;
-}
-
 fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
     coop_enter(subgroup);
     forget_max(0u, tid);

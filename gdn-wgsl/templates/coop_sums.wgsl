@@ -21,13 +21,17 @@ fn unit_line(ow: u32, round: u32, units: u32, line: u32) -> u32 {
     return select(line, NOT_A_BLOCK, ow + OWNERS * round >= units);
 }
 
-fn gather_rows(which: u32, rows: array<u32, OWNERS>, tid: u32) {
+// Adds the staged terms along each row (or column) of every owner's block into token_sums[which][t]
+// for the token t of that row (or column); `lines` gives each owner's block row (or column).
+fn gather_lines(which: u32, lines: array<u32, OWNERS>, by_rows: bool, tid: u32) {
     workgroupBarrier();
     if (tid < OWNERS * BLOCK) {
-        let at = (tid / BLOCK) * BLOCK_ELEMENTS + (tid % BLOCK) * BLOCK;
+        let line = tid % BLOCK;
+        let start = select(line, line * BLOCK, by_rows);
+        let step = select(BLOCK, 1u, by_rows);
         var sum = 0.0;
-        for (var cc = 0u; cc < BLOCK; cc = cc + 1u) {
-            sum = sum + stage[at + cc];
+        for (var k = 0u; k < BLOCK; k = k + 1u) {
+            sum = sum + stage[(tid / BLOCK) * BLOCK_ELEMENTS + start + k * step];
         }
         owner_part[tid] = sum;
     }
@@ -35,7 +39,7 @@ fn gather_rows(which: u32, rows: array<u32, OWNERS>, tid: u32) {
     if (tid < CMAX) {
         var sum = 0.0;
         for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            if (rows[ow] == tid / BLOCK) {
+            if (lines[ow] == tid / BLOCK) {
                 sum = sum + owner_part[ow * BLOCK + tid % BLOCK];
             }
         }
@@ -44,25 +48,10 @@ fn gather_rows(which: u32, rows: array<u32, OWNERS>, tid: u32) {
     workgroupBarrier();
 }
 
+fn gather_rows(which: u32, rows: array<u32, OWNERS>, tid: u32) {
+    gather_lines(which, rows, true, tid);
+}
+
 fn gather_columns(which: u32, columns: array<u32, OWNERS>, tid: u32) {
-    workgroupBarrier();
-    if (tid < OWNERS * BLOCK) {
-        let at = (tid / BLOCK) * BLOCK_ELEMENTS + tid % BLOCK;
-        var sum = 0.0;
-        for (var r = 0u; r < BLOCK; r = r + 1u) {
-            sum = sum + stage[at + r * BLOCK];
-        }
-        owner_part[tid] = sum;
-    }
-    workgroupBarrier();
-    if (tid < CMAX) {
-        var sum = 0.0;
-        for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            if (columns[ow] == tid / BLOCK) {
-                sum = sum + owner_part[ow * BLOCK + tid % BLOCK];
-            }
-        }
-        token_sums[which * CMAX + tid] = token_sums[which * CMAX + tid] + sum;
-    }
-    workgroupBarrier();
+    gather_lines(which, columns, false, tid);
 }
