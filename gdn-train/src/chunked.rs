@@ -86,9 +86,19 @@ fn column_jobs(g: &Geometry, columns: u32) -> usize {
 /// Appends each kernel over its count of workgroups.
 fn push_all(ctx: &Context, g: &Geometry, plan: &mut Plan, kernels: &[(Kernel, usize)]) -> Result<()> {
     for &(kernel, count) in kernels {
-        plan.push(ctx, kernel, g.dims, folded(ctx, kernel.name(), count)?, &[])?;
+        plan.push(ctx, kernel, g.dims, folded(ctx, kernel.name(), count)?, roles(kernel))?;
     }
     Ok(())
+}
+
+/// The tape buffers the tensor-core passes over chunks keep their states in
+/// (`templates/coop_state_blocks.wgsl`'s roles): the states, or their gradients.
+fn roles(kernel: Kernel) -> &'static [(&'static str, &'static str)] {
+    match kernel {
+        Kernel::CoopState => &[("states", "ckpt"), ("states_half", "s_half"), ("states_scale", "s_scale")],
+        Kernel::CoopStateBackward => &[("states", "dckpt"), ("states_half", "ds_half"), ("states_scale", "ds_scale")],
+        _ => &[],
+    }
 }
 
 /// The forward: prepare every chunk, the pass over chunks, then every chunk's outputs.

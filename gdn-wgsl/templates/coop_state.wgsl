@@ -2,15 +2,14 @@
 // parallel over (sequence, value head, block of CB state columns). The block's state S (DK × CB,
 // f32) stays in the owners' accumulators from chunk to chunk; per chunk, with e₁ = e^{γ_0} and
 // G = e^{γ_{C−1}}:
-//   store S: f32 in ckpt, and σ_S S in f16 (s_half, σ_S per block of columns in s_scale), σ_S from
-//   the block's largest magnitude;
+//   keep S (coop_state_blocks.wgsl's keep_states, states = ckpt: f32 in ckpt, σ_S S in f16 in
+//   s_half with σ_S per block of columns in s_scale);
 //   U = Ũ − e₁ W¹ S;
 //   S ← G S + Kᵀ (diag(λ) U).
 // Writes U in f32 (u_values) and as σ_β U (u_half) and σ_β diag(λ) U (lu_half) in f16, and hT.
 // Grid: folded, seqs · nv · DV / CB workgroups.
 
-// S of the block in f16 ([DK][CB]), and σ_β diag(λ) U of the chunk ([CMAX][CB]).
-var<workgroup> state_local: array<f16, DK * CB>;
+// σ_β diag(λ) U of the chunk ([CMAX][CB]).
 var<workgroup> lu_local: array<f16, CMAX * CB>;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
@@ -31,31 +30,7 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
         chunk_locate(j.first + chunk, j.n, j.h);
         load_record(tid);
         let state = state_rows() * DV;
-        for (var i = 0u; i < STATE_PER; i = i + 1u) {
-            coopStoreT(acc[i], &ckpt[state + state_block(owned(owner, i, STATE_BLOCKS))], DV);
-        }
-        storageBarrier();
-        workgroupBarrier();
-
-        // The stored block back: its largest magnitude, then the block in f16.
-        var largest = 0.0;
-        for (var e = tid; e < DK * CB; e = e + THREADS) {
-            largest = max(largest, abs(ckpt[state + (e / CB) * DV + col0 + e % CB]));
-        }
-        publish_max(0u, largest);
-        workgroupBarrier();
-        let state_scale = range_scale(seen(0u));
-        for (var e = tid; e < DK * CB; e = e + THREADS) {
-            let at = state + (e / CB) * DV + col0 + e % CB;
-            let value = f16(state_scale * ckpt[at]);
-            state_local[e] = value;
-            s_half[at] = value;
-        }
-        if (tid == 0u) {
-            s_scale[state_scales() + col0 / CB] = state_scale;
-        }
-        workgroupBarrier();
-        forget_max(0u, tid);
+        let state_scale = keep_states(acc, state, tid);
 
         // U = Ũ − e₁ W¹ S by 16 × 16 blocks, the depth in two independent halves.
         let beta_scale = rec_beta_scale();

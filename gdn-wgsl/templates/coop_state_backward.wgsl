@@ -2,15 +2,15 @@
 // and parallel over (sequence, value head, block of CB state columns), from dS = dhT (or 0). The
 // block's dS (DK × CB, f32) stays in the owners' accumulators; for each chunk, last to first, with
 // dS the gradient of the state leaving it:
-//   store dS: f32 in dckpt, σ_dS dS in f16 (ds_half, σ_dS per block of columns in ds_scale);
+//   keep dS (coop_state_blocks.wgsl's keep_states, states = dckpt: f32 in dckpt, σ_dS dS in f16 in
+//   ds_half with σ_dS per block of columns in ds_scale);
 //   dU = Pᵀ dO + diag(λ) (K dS)   (Pᵀ dO from du_local): σ_dU dU in f16 (du_half, σ_dU per column
 //   block in du_scale), σ_dU from the block's largest magnitude;
 //   dS ← G dS + e₁ (Qᵀ diag(d¹) dO − W¹ᵀ dU).
 // Writes dh0 (when h0 was given). A 64-token chunk's share of dU is at most 64 × 32: one staging round.
 // Grid: folded, seqs · nv · DV / CB workgroups.
 
-// dS of the block in f16 ([DK][CB]), and σ_dU dU of the chunk ([CMAX][CB]).
-var<workgroup> ds_local: array<f16, DK * CB>;
+// σ_dU dU of the chunk ([CMAX][CB]).
 var<workgroup> du_shared: array<f16, CMAX * CB>;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
@@ -33,29 +33,7 @@ fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
         chunk_locate(j.first + chunk, j.n, j.h);
         load_record(tid);
         let state = state_rows() * DV;
-        for (var i = 0u; i < STATE_PER; i = i + 1u) {
-            coopStoreT(acc[i], &dckpt[state + state_block(owned(owner, i, STATE_BLOCKS))], DV);
-        }
-        storageBarrier();
-        workgroupBarrier();
-        var largest = 0.0;
-        for (var e = tid; e < DK * CB; e = e + THREADS) {
-            largest = max(largest, abs(dckpt[state + (e / CB) * DV + col0 + e % CB]));
-        }
-        publish_max(0u, largest);
-        workgroupBarrier();
-        let ds_scale_value = range_scale(seen(0u));
-        for (var e = tid; e < DK * CB; e = e + THREADS) {
-            let at = state + (e / CB) * DV + col0 + e % CB;
-            let value = f16(ds_scale_value * dckpt[at]);
-            ds_local[e] = value;
-            ds_half[at] = value;
-        }
-        if (tid == 0u) {
-            ds_scale[state_scales() + col0 / CB] = ds_scale_value;
-        }
-        workgroupBarrier();
-        forget_max(0u, tid);
+        let ds_scale_value = keep_states(acc, state, tid);
 
         // dU = Pᵀ dO + diag(λ) K dS, one block per owner, the depth in two independent halves.
         let key = key_rows() * DK;
@@ -68,16 +46,16 @@ fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
         var odd = Acc();
         for (var kb = 0u; kb + 1u < DK / BLOCK; kb = kb + 2u) {
             let a0 = coopLoadT<OperandA>(&k_half[key + row * BLOCK * DK + kb * BLOCK], DK);
-            let b0 = coopLoadT<OperandB>(&ds_local[kb * BLOCK * CB + col * BLOCK], CB);
+            let b0 = coopLoadT<OperandB>(&state_local[kb * BLOCK * CB + col * BLOCK], CB);
             even = coopMultiplyAdd(a0, b0, even);
             let a1 = coopLoadT<OperandA>(&k_half[key + row * BLOCK * DK + (kb + 1u) * BLOCK], DK);
-            let b1 = coopLoadT<OperandB>(&ds_local[(kb + 1u) * BLOCK * CB + col * BLOCK], CB);
+            let b1 = coopLoadT<OperandB>(&state_local[(kb + 1u) * BLOCK * CB + col * BLOCK], CB);
             odd = coopMultiplyAdd(a1, b1, odd);
         }
         if ((DK / BLOCK) % 2u == 1u) {
             let last = DK / BLOCK - 1u;
             let a0 = coopLoadT<OperandA>(&k_half[key + row * BLOCK * DK + last * BLOCK], DK);
-            let b0 = coopLoadT<OperandB>(&ds_local[last * BLOCK * CB + col * BLOCK], CB);
+            let b0 = coopLoadT<OperandB>(&state_local[last * BLOCK * CB + col * BLOCK], CB);
             even = coopMultiplyAdd(a0, b0, even);
         }
         coopStoreT((1.0 / ds_scale_value) * (even + odd), &stage[owner * BLOCK_ELEMENTS], BLOCK);
