@@ -91,12 +91,19 @@ fn push_all(ctx: &Context, g: &Geometry, plan: &mut Plan, kernels: &[(Kernel, us
     Ok(())
 }
 
-/// The tape buffers the tensor-core passes over chunks keep their states in
-/// (`templates/coop_state_blocks.wgsl`'s roles): the states, or their gradients.
+/// The tape buffers the tensor-core passes over chunks keep their states in, and multiply them with
+/// (`templates/coop_state_blocks.wgsl`'s roles): the states and W¹, or their gradients and K.
 fn roles(kernel: Kernel) -> &'static [(&'static str, &'static str)] {
     match kernel {
-        Kernel::CoopState => &[("states", "ckpt"), ("states_half", "s_half"), ("states_scale", "s_scale")],
-        Kernel::CoopStateBackward => &[("states", "dckpt"), ("states_half", "ds_half"), ("states_scale", "ds_scale")],
+        Kernel::CoopState => {
+            &[("states", "ckpt"), ("states_half", "s_half"), ("states_scale", "s_scale"), ("state_rows_half", "w_half")]
+        }
+        Kernel::CoopStateBackward => &[
+            ("states", "dckpt"),
+            ("states_half", "ds_half"),
+            ("states_scale", "ds_scale"),
+            ("state_rows_half", "k_half"),
+        ],
         _ => &[],
     }
 }

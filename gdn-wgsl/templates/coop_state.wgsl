@@ -32,7 +32,7 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
         let state = state_rows() * DV;
         let state_scale = keep_states(acc, state, tid);
 
-        // U = Ũ − e₁ W¹ S by 16 × 16 blocks, the depth in two independent halves.
+        // U = Ũ − e₁ W¹ S by 16 × 16 blocks.
         let beta_scale = rec_beta_scale();
         let head = head_rows() * DK;
         let values = head_rows() * DV;
@@ -42,24 +42,8 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
             let b = owned(owner, round, u_blocks);
             let row = b / (CB / BLOCK);
             let col = b % (CB / BLOCK);
-            var even = Acc();
-            var odd = Acc();
-            for (var kb = 0u; kb + 1u < DK / BLOCK; kb = kb + 2u) {
-                let a0 = coopLoadT<OperandA>(&w_half[head + row * BLOCK * DK + kb * BLOCK], DK);
-                let b0 = coopLoadT<OperandB>(&state_local[kb * BLOCK * CB + col * BLOCK], CB);
-                even = coopMultiplyAdd(a0, b0, even);
-                let a1 = coopLoadT<OperandA>(&w_half[head + row * BLOCK * DK + (kb + 1u) * BLOCK], DK);
-                let b1 = coopLoadT<OperandB>(&state_local[(kb + 1u) * BLOCK * CB + col * BLOCK], CB);
-                odd = coopMultiplyAdd(a1, b1, odd);
-            }
-            if ((DK / BLOCK) % 2u == 1u) {
-                let last = DK / BLOCK - 1u;
-                let a0 = coopLoadT<OperandA>(&w_half[head + row * BLOCK * DK + last * BLOCK], DK);
-                let b0 = coopLoadT<OperandB>(&state_local[last * BLOCK * CB + col * BLOCK], CB);
-                even = coopMultiplyAdd(a0, b0, even);
-            }
             let at = values + row * BLOCK * DV + col0 + col * BLOCK;
-            let u = coopLoadT<Acc>(&u_tilde[at], DV) + w_unscale * (even + odd);
+            let u = coopLoadT<Acc>(&u_tilde[at], DV) + w_unscale * product_with_state(head, row, col);
             coopStoreT(u, &u_values[at], DV);
             coopStoreT(u, &stage[owner * BLOCK_ELEMENTS], BLOCK);
             workgroupBarrier();

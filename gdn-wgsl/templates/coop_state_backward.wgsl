@@ -42,23 +42,8 @@ fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
         let b = owned(owner, 0u, u_blocks);
         let row = b / (CB / BLOCK);
         let col = b % (CB / BLOCK);
-        var even = Acc();
-        var odd = Acc();
-        for (var kb = 0u; kb + 1u < DK / BLOCK; kb = kb + 2u) {
-            let a0 = coopLoadT<OperandA>(&k_half[key + row * BLOCK * DK + kb * BLOCK], DK);
-            let b0 = coopLoadT<OperandB>(&state_local[kb * BLOCK * CB + col * BLOCK], CB);
-            even = coopMultiplyAdd(a0, b0, even);
-            let a1 = coopLoadT<OperandA>(&k_half[key + row * BLOCK * DK + (kb + 1u) * BLOCK], DK);
-            let b1 = coopLoadT<OperandB>(&state_local[(kb + 1u) * BLOCK * CB + col * BLOCK], CB);
-            odd = coopMultiplyAdd(a1, b1, odd);
-        }
-        if ((DK / BLOCK) % 2u == 1u) {
-            let last = DK / BLOCK - 1u;
-            let a0 = coopLoadT<OperandA>(&k_half[key + row * BLOCK * DK + last * BLOCK], DK);
-            let b0 = coopLoadT<OperandB>(&state_local[last * BLOCK * CB + col * BLOCK], CB);
-            even = coopMultiplyAdd(a0, b0, even);
-        }
-        coopStoreT((1.0 / ds_scale_value) * (even + odd), &stage[owner * BLOCK_ELEMENTS], BLOCK);
+        let product = product_with_state(key, row, col);
+        coopStoreT((1.0 / ds_scale_value) * product, &stage[owner * BLOCK_ELEMENTS], BLOCK);
         workgroupBarrier();
         var du_values: array<f32, OWNERS>;
         var du_largest = 0.0;

@@ -3,7 +3,9 @@
 // accumulators; and how they keep it at every chunk: f32 in `states`, and in f16 in `state_local`
 // for the pass's own products and in `states_half` for later kernels, scaled by the power of two of
 // the block's largest magnitude (`states_scale`, one per block of columns). The passes bind those
-// roles to their own buffers (ckpt, s_half, s_scale; dckpt, ds_half, ds_scale).
+// roles to their own buffers (ckpt, s_half, s_scale; dckpt, ds_half, ds_scale), and
+// `state_rows_half`, the A of their product with the block's state, to W¹ (forward: U's W¹ S) or
+// K (backward: dU's K dS).
 
 const STATE_BLOCKS: u32 = (DK / BLOCK) * (CB / BLOCK);
 const STATE_PER: u32 = (STATE_BLOCKS + OWNERS - 1u) / OWNERS;
@@ -42,4 +44,26 @@ fn keep_states(acc: array<Acc, STATE_PER>, state: u32, tid: u32) -> f32 {
     workgroupBarrier();
     forget_max(0u, tid);
     return scale;
+}
+
+// Block (row, col) of the c × CB product of `state_rows_half`'s chunk rows (from element `base`)
+// with the block's state in state_local, the depth in two independent halves.
+fn product_with_state(base: u32, row: u32, col: u32) -> Acc {
+    var even = Acc();
+    var odd = Acc();
+    for (var kb = 0u; kb + 1u < DK / BLOCK; kb = kb + 2u) {
+        let a0 = coopLoadT<OperandA>(&state_rows_half[base + row * BLOCK * DK + kb * BLOCK], DK);
+        let b0 = coopLoadT<OperandB>(&state_local[kb * BLOCK * CB + col * BLOCK], CB);
+        even = coopMultiplyAdd(a0, b0, even);
+        let a1 = coopLoadT<OperandA>(&state_rows_half[base + row * BLOCK * DK + (kb + 1u) * BLOCK], DK);
+        let b1 = coopLoadT<OperandB>(&state_local[(kb + 1u) * BLOCK * CB + col * BLOCK], CB);
+        odd = coopMultiplyAdd(a1, b1, odd);
+    }
+    if ((DK / BLOCK) % 2u == 1u) {
+        let last = DK / BLOCK - 1u;
+        let a0 = coopLoadT<OperandA>(&state_rows_half[base + row * BLOCK * DK + last * BLOCK], DK);
+        let b0 = coopLoadT<OperandB>(&state_local[last * BLOCK * CB + col * BLOCK], CB);
+        even = coopMultiplyAdd(a0, b0, even);
+    }
+    return even + odd;
 }
