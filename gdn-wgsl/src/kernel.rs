@@ -439,7 +439,7 @@ const MATMUL_F32_FLOATS: u32 = 2 * 16 * 17 * 4;
 /// chunk's record.
 pub(crate) const COOP_FLOATS: u32 = 4 + COOP_RECORD;
 /// Floats of a chunk's record (`templates/coop.wgsl`'s RECORD).
-pub const COOP_RECORD: u32 = 6 * MAX_CHUNK + 16;
+pub const COOP_RECORD: u32 = 5 * MAX_CHUNK + 16;
 /// Floats per chunk of the tensor-core backward's per-token gate terms (`templates/coop_sums.wgsl`'s
 /// GATE_TERMS).
 pub const COOP_GATE_TERMS: u32 = 5 * MAX_CHUNK + 4;

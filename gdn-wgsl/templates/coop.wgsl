@@ -87,21 +87,20 @@ fn forget_max(slot: u32, tid: u32) {
 }
 
 // The chunk's record, written once per (chunk, value head) by coop_pack and read by every later
-// kernel instead of recomputing the decays: β, e^{γ_t}, d¹ = e^{γ_t − γ_0}, λ = e^{γ_{C−1} − γ_t},
+// kernel instead of recomputing the decays: β, d¹ = e^{γ_t − γ_0}, λ = e^{γ_{C−1} − γ_t},
 // the span tables (sums of log-gates within each 16-token block, from its start to t and from after t
 // to its end, and per block: every span sum of the chunk is a sum of these terms, all of one sign),
 // then e₁ = e^{γ_0}, G = e^{γ_{C−1}} and σ_β = range_scale(max β).
 const REC_BETA: u32 = 0u;
-const REC_D: u32 = CMAX;
-const REC_D1: u32 = 2u * CMAX;
-const REC_LAM: u32 = 3u * CMAX;
-const REC_HEAD: u32 = 4u * CMAX;
-const REC_TAIL: u32 = 5u * CMAX;
-const REC_BLOCKS: u32 = 6u * CMAX;
-const REC_E1: u32 = 6u * CMAX + 4u;
-const REC_G: u32 = 6u * CMAX + 5u;
-const REC_BETA_SCALE: u32 = 6u * CMAX + 6u;
-const RECORD: u32 = 6u * CMAX + 16u;
+const REC_D1: u32 = CMAX;
+const REC_LAM: u32 = 2u * CMAX;
+const REC_HEAD: u32 = 3u * CMAX;
+const REC_TAIL: u32 = 4u * CMAX;
+const REC_BLOCKS: u32 = 5u * CMAX;
+const REC_E1: u32 = 5u * CMAX + 4u;
+const REC_G: u32 = 5u * CMAX + 5u;
+const REC_BETA_SCALE: u32 = 5u * CMAX + 6u;
+const RECORD: u32 = 5u * CMAX + 16u;
 
 var<workgroup> rec: array<f32, RECORD>;
 
@@ -116,10 +115,6 @@ fn load_record(tid: u32) {
 
 fn rec_beta(t: u32) -> f32 {
     return rec[REC_BETA + t];
-}
-
-fn rec_d(t: u32) -> f32 {
-    return rec[REC_D + t];
 }
 
 fn rec_d1(t: u32) -> f32 {

@@ -23,7 +23,6 @@ fn pack_chunk(job: u32, tid: u32) {
             tail = tail + ck_ell[u];
         }
         record[at + REC_BETA + tid] = ck_beta[tid];
-        record[at + REC_D + tid] = ck_d[tid];
         record[at + REC_D1 + tid] = ck_d1[tid];
         record[at + REC_LAM + tid] = ck_lam[tid];
         record[at + REC_HEAD + tid] = head;
