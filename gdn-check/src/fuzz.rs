@@ -179,15 +179,67 @@ impl Campaign {
     }
 }
 
-/// Runs `cases` cases drawn from `space` with the RNG seeded by `seed`, replaying the persisted
-/// regressions first; `progress` is called after every case.
+/// Runs `cases` cases drawn from `space` on `jobs` threads sharing the device (and its pipelines),
+/// after replaying the persisted regressions; `progress` is called after every case, from the
+/// thread that ran it. Job `j` draws its share of the cases from its own RNG, seeded by
+/// [`job_seed`]: one job draws exactly the cases of `seed`, and a campaign's cases depend only on
+/// `seed`, `cases` and `jobs`, never on timing.
 pub fn campaign(
     ctx: &Context,
     space: &Space,
     cases: u32,
     seed: u64,
-    mut progress: impl FnMut(&Case, &Report),
+    jobs: u32,
+    progress: impl Fn(&Case, &Report) + Sync,
 ) -> Campaign {
+    let jobs = jobs.clamp(1, cases.max(1));
+    let parts: Vec<Campaign> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..jobs)
+            .map(|j| {
+                let share = cases / jobs + u32::from(j < cases % jobs);
+                let progress = &progress;
+                scope.spawn(move || campaign_job(ctx, space, share, job_seed(seed, j), progress))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .enumerate()
+            .map(|(j, handle)| {
+                handle.join().unwrap_or_else(|_| Campaign {
+                    cases_run: 0,
+                    worst: BTreeMap::new(),
+                    failure: Some(Failure { case: None, reason: format!("campaign job {j} panicked") }),
+                })
+            })
+            .collect()
+    });
+    let mut merged = Campaign { cases_run: 0, worst: BTreeMap::new(), failure: None };
+    for part in parts {
+        merged.cases_run += part.cases_run;
+        for (key, (error, case)) in part.worst {
+            merged.note(key, error, case);
+        }
+        merged.failure = merged.failure.or(part.failure);
+    }
+    merged
+}
+
+/// The seed of job `job` of a campaign seeded by `seed`: `seed` itself for job 0.
+pub fn job_seed(seed: u64, job: u32) -> u64 {
+    seed ^ (u64::from(job) << 32)
+}
+
+impl Campaign {
+    /// Keeps `error` of `key` if it is the worst so far (a NaN always is).
+    fn note(&mut self, key: (Tensor, bool), error: f64, case: Case) {
+        if self.worst.get(&key).is_none_or(|(w, _)| !w.is_nan() && (error.is_nan() || error > *w)) {
+            self.worst.insert(key, (error, case));
+        }
+    }
+}
+
+/// One job of [`campaign`]: `cases` cases on the calling thread, shrinking the first failure.
+fn campaign_job(ctx: &Context, space: &Space, cases: u32, seed: u64, progress: &impl Fn(&Case, &Report)) -> Campaign {
     let config = Config {
         cases,
         failure_persistence: Some(Box::new(FileFailurePersistence::Direct(REGRESSIONS))),
@@ -197,28 +249,24 @@ pub fn campaign(
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let mut runner = TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes));
-    let worst: RefCell<BTreeMap<(Tensor, bool), (f64, Case)>> = RefCell::new(BTreeMap::new());
-    let cases_run = RefCell::new(0);
-    let progress = RefCell::new(&mut progress);
+    let found = RefCell::new(Campaign { cases_run: 0, worst: BTreeMap::new(), failure: None });
     let result = runner.run(&space.cases(), |case| {
         let report = case.run(ctx).map_err(|e| TestCaseError::fail(e.to_string()))?;
-        *cases_run.borrow_mut() += 1;
-        (progress.borrow_mut())(&case, &report);
-        let mut worst = worst.borrow_mut();
+        progress(&case, &report);
+        let mut found = found.borrow_mut();
+        found.cases_run += 1;
         for e in &report.errors {
-            let key = (e.tensor, e.bar.is_some());
-            if worst.get(&key).is_none_or(|(w, _)| e.error.is_nan() || e.error > *w) {
-                worst.insert(key, (e.error, case.clone()));
-            }
+            found.note((e.tensor, e.bar.is_some()), e.error, case.clone());
         }
         if report.passes() { Ok(()) } else { Err(TestCaseError::fail(report.table())) }
     });
-    let failure = match result {
+    let mut found = found.into_inner();
+    found.failure = match result {
         Ok(()) => None,
         Err(TestError::Fail(reason, case)) => Some(Failure { case: Some(case), reason: reason.to_string() }),
         Err(TestError::Abort(reason)) => Some(Failure { case: None, reason: format!("campaign aborted: {reason}") }),
     };
-    Campaign { cases_run: cases_run.into_inner(), worst: worst.into_inner(), failure }
+    found
 }
 
 /// The options the fuzz and soak commands share: which space to draw from, and the seed.

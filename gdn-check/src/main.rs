@@ -86,6 +86,10 @@ struct FuzzArgs {
     /// Cases to draw.
     #[arg(long, default_value_t = 200)]
     cases: u32,
+    /// Threads running cases at once, sharing the device and its compiled pipelines (the cases
+    /// are split among them, each thread drawing from its own seed: see `fuzz::job_seed`).
+    #[arg(long, default_value_t = 1)]
+    jobs: u32,
     #[command(flatten)]
     space: SpaceArgs,
 }
@@ -283,7 +287,7 @@ const PROGRESS_EVERY: u32 = 25;
 fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     let ctx = context()?;
     let space = args.space.space()?;
-    println!("fuzzing {} cases (seed {}) over {space:?}", args.cases, args.space.seed);
+    println!("fuzzing {} cases (seed {}, {} jobs) over {space:?}", args.cases, args.space.seed, args.jobs);
     let bar = indicatif::ProgressBar::new(u64::from(args.cases));
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases  {elapsed} elapsed, {eta} left  {msg}")
@@ -293,10 +297,10 @@ fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     // PROGRESS_EVERY cases says how far a campaign got, should it be cut short.
     let terminal = std::io::stderr().is_terminal();
     let started = std::time::Instant::now();
-    let mut run = 0u32;
-    let result = campaign(&ctx, &space, args.cases, args.space.seed, |_, report| {
+    let cases_done = std::sync::atomic::AtomicU32::new(0);
+    let result = campaign(&ctx, &space, args.cases, args.space.seed, args.jobs, |_, report| {
         bar.inc(1);
-        run += 1;
+        let run = cases_done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
         if !report.passes() {
             bar.set_message("failure found, shrinking");
         }

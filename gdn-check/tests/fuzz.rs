@@ -9,7 +9,7 @@ use gdn_train::Context;
 fn fixed_seed_campaign_finds_no_case_over_its_bars() {
     let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
     println!("adapter: {}", ctx.describe());
-    let result = campaign(&ctx, &Space::quick(), 24, 2026, |_, _| {});
+    let result = campaign(&ctx, &Space::quick(), 24, 2026, 1, |_, _| {});
     println!("{} cases; worst relative error per tensor:\n{}", result.cases_run, result.table());
     if let Some(failure) = result.failure {
         panic!("minimal failing case {:?}:\n{}", failure.case, failure.reason);

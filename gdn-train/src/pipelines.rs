@@ -5,7 +5,7 @@
 use crate::{Context, Error, Result};
 use gdn_wgsl::{BindingKind, HeadDims, Kernel, KernelSource};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, PoisonError};
 
 /// A kernel variant ready to dispatch.
 pub(crate) struct KernelPipeline {
@@ -17,10 +17,12 @@ pub(crate) struct KernelPipeline {
 /// A kernel variant: head dims are `None` for kernels that do not depend on them.
 type VariantKey = (Kernel, Option<HeadDims>);
 
-/// Pipelines by variant.
+/// Pipelines by variant. Each variant has its own slot, so that threads needing different variants
+/// compile them at the same time (the driver's compiler runs on the calling thread), and threads
+/// needing the same one wait for a single build.
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    built: Mutex<HashMap<VariantKey, Arc<KernelPipeline>>>,
+    slots: Mutex<HashMap<VariantKey, Arc<Mutex<Option<Arc<KernelPipeline>>>>>>,
 }
 
 impl PipelineCache {
@@ -28,13 +30,14 @@ impl PipelineCache {
     /// what the kernel's precision needs.
     pub fn get(&self, ctx: &Context, kernel: Kernel, dims: HeadDims) -> Result<Arc<KernelPipeline>> {
         let key = (kernel, kernel.depends_on_dims().then_some(dims));
-        let mut built = self.built.lock().expect("pipeline cache lock");
-        if let Some(p) = built.get(&key) {
+        let slot = self.slots.lock().unwrap_or_else(PoisonError::into_inner).entry(key).or_default().clone();
+        let mut slot = slot.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(p) = slot.as_ref() {
             return Ok(p.clone());
         }
         ctx.supports(kernel.precision())?;
         let pipeline = Arc::new(build(ctx, overridden(gdn_wgsl::kernel_source(kernel, dims)?)?)?);
-        built.insert(key, pipeline.clone());
+        *slot = Some(pipeline.clone());
         Ok(pipeline)
     }
 }
