@@ -17,12 +17,15 @@ pub(crate) struct KernelPipeline {
 /// A kernel variant: head dims are `None` for kernels that do not depend on them.
 type VariantKey = (Kernel, Option<HeadDims>);
 
+/// A variant's pipeline once built; locked while it is being built.
+type Slot = Arc<Mutex<Option<Arc<KernelPipeline>>>>;
+
 /// Pipelines by variant. Each variant has its own slot, so that threads needing different variants
 /// compile them at the same time (the driver's compiler runs on the calling thread), and threads
 /// needing the same one wait for a single build.
 #[derive(Default)]
 pub(crate) struct PipelineCache {
-    slots: Mutex<HashMap<VariantKey, Arc<Mutex<Option<Arc<KernelPipeline>>>>>>,
+    slots: Mutex<HashMap<VariantKey, Slot>>,
 }
 
 impl PipelineCache {
