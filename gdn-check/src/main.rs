@@ -35,6 +35,8 @@ enum Command {
     Decode(gdn_check::decode_command::DecodeArgs),
     /// Random shapes forward and backward for a while: bars, bitwise repeats, memory.
     Soak(gdn_check::soak_command::SoakArgs),
+    /// The Vulkan driver's statistics of each compiled kernel: registers, spills, shared memory.
+    KernelStats(gdn_check::kernel_stats::KernelStatsArgs),
 }
 
 #[derive(Args)]
@@ -115,6 +117,7 @@ fn main() -> ExitCode {
         Command::Fuzz(args) => fuzz(&args),
         Command::Decode(args) => context().and_then(|ctx| gdn_check::decode_command::command(&ctx, &args)),
         Command::Soak(args) => context().and_then(|ctx| gdn_check::soak_command::command(&ctx, &args)),
+        Command::KernelStats(args) => gdn_check::kernel_stats::command(&args),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
