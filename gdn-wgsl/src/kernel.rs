@@ -276,7 +276,9 @@ impl Kernel {
             Kernel::CoopPrepare => COOP_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
             // the state (or its gradient) and diag(λ) U (or dU) in f16, the staging.
             Kernel::CoopState | Kernel::CoopStateBackward => {
-                COOP_FLOATS + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2 + COOP_STAGE
+                COOP_FLOATS
+                    + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2
+                    + COOP_STAGE.max(dims.dk * tiling.state_columns)
             }
             Kernel::CoopOutput => COOP_FLOATS + COOP_STAGE,
             Kernel::CoopBackwardPack => COOP_FLOATS,
