@@ -10,17 +10,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let c = run.c;
     var window = window_before(run.first, c);
-    let raw = raw_run(run.first, c);
-    var grads: array<f32, CONV_RUN>;
-    for (var i = 0u; i < CONV_RUN; i = i + 1u) {
-        grads[i] = dy[min(run.first + i, layer.tokens - 1u) * layer.channels + c];
-    }
-    for (var i = 0u; i < CONV_RUN; i = i + 1u) {
-        let t = run.first + i;
-        if (t < run.end) {
-            window = vec4<f32>(window.yzw, raw[i]);
-            let n = token_seq(t);
-            dpre[t * layer.channels + c] = grads[i] * silu_grad(conv_pre_windowed(n, seq_start(n), t, c, window));
-        }
+    for (var t = run.first; t < run.end; t = t + 1u) {
+        window = vec4<f32>(window.yzw, qkv[t * layer.channels + c]);
+        let n = token_seq(t);
+        let i = t * layer.channels + c;
+        dpre[i] = dy[i] * silu_grad(conv_pre_windowed(n, seq_start(n), t, c, window));
     }
 }

@@ -13,21 +13,17 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let c = run.c;
     var window = window_before(run.first, c);
-    let raw = raw_run(run.first, c);
-    for (var i = 0u; i < CONV_RUN; i = i + 1u) {
-        let t = run.first + i;
-        if (t < run.end) {
-            window = vec4<f32>(window.yzw, raw[i]);
-            let n = token_seq(t);
-            let start = seq_start(n);
-            y[t * layer.channels + c] = silu(conv_pre_windowed(n, start, t, c, window));
-            if (layer.has_conv_state != 0u) {
-                let end = seq_end(n);
-                if (t + 1u == end) {
-                    let km1 = layer.kk - 1u;
-                    for (var s = 0u; s < km1; s = s + 1u) {
-                        final_conv_state[(n * km1 + s) * layer.channels + c] = conv_tap(n, start, end, s, c);
-                    }
+    for (var t = run.first; t < run.end; t = t + 1u) {
+        window = vec4<f32>(window.yzw, qkv[t * layer.channels + c]);
+        let n = token_seq(t);
+        let start = seq_start(n);
+        y[t * layer.channels + c] = silu(conv_pre_windowed(n, start, t, c, window));
+        if (layer.has_conv_state != 0u) {
+            let end = seq_end(n);
+            if (t + 1u == end) {
+                let km1 = layer.kk - 1u;
+                for (var s = 0u; s < km1; s = s + 1u) {
+                    final_conv_state[(n * km1 + s) * layer.channels + c] = conv_tap(n, start, end, s, c);
                 }
             }
         }

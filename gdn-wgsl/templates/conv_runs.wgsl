@@ -2,9 +2,6 @@
 // tokens, ELEMENTS consecutive channels per workgroup (so that every token's loads coalesce), with the
 // values of CONV_WINDOW neighbouring tokens kept in registers (conv_window.wgsl for the raw ones):
 // each is read once, not kk times; taps past the window, for kk > CONV_WINDOW, are read as needed.
-// An invocation loads a run's values before it computes (conv_window.wgsl's raw_run) and walks the
-// run in a loop of CONV_RUN steps, each guarded by the run's end, so that the compiler can unroll it
-// and keep the values in registers.
 
 
 

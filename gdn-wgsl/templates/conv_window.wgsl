@@ -25,17 +25,6 @@ fn window_before(first: u32, c: u32) -> vec4<f32> {
     return window;
 }
 
-// The raw values of channel c at tokens first … first + CONV_RUN − 1 (clamped to the batch's last
-// token; a run uses only those before its end), all loaded before any is used so that the loads are
-// in flight together: walking the run, a load after a store would wait for it (the buffers may alias).
-fn raw_run(first: u32, c: u32) -> array<f32, CONV_RUN> {
-    var raw: array<f32, CONV_RUN>;
-    for (var i = 0u; i < CONV_RUN; i = i + 1u) {
-        raw[i] = qkv[min(first + i, layer.tokens - 1u) * layer.channels + c];
-    }
-    return raw;
-}
-
 // The raw value tap j of the conv at token t reads (conv_tap), from the window where it holds it.
 fn windowed_tap(n: u32, start: u32, t: u32, j: u32, c: u32, window: vec4<f32>) -> f32 {
     let back = layer.kk - 1u - j;

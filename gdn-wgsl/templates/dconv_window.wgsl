@@ -1,7 +1,6 @@
 // Partial sums of dconv[c, j] = Σ_t dpre[t, c]·x[t − (kk − 1) + j, c] for kk ≤ CONV_WINDOW, positions
 // before t's sequence start read from its conv state (or zero): every tap of a channel in one
-// invocation, the raw values in a window (conv_runs.wgsl), so that each is read once, by runs of
-// CONV_RUN tokens loaded before they are used. Columns are
+// invocation, the raw values in a window (conv_runs.wgsl), so that each is read once. Columns are
 // col = c·kk + j and rows tokens, as dconv_partial's (which takes kk > CONV_WINDOW).
 // Workgroup (COLUMNS channels, row block), channel groups fastest, the grid folded; writes
 // partial[block, col], summed by column_sum_finish.
@@ -20,27 +19,16 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let last = min(first + reduce.rows_per_block, reduce.rows);
     var window = window_before(first, c);
     var acc = vec4<f32>();
-    // By runs of CONV_RUN tokens, each run's raw values and dpre loaded before any is used.
-    for (var run = first; run < last; run = run + CONV_RUN) {
-        let raw = raw_run(run, c);
-        var grads: array<f32, CONV_RUN>;
-        for (var i = 0u; i < CONV_RUN; i = i + 1u) {
-            grads[i] = dpre[min(run + i, layer.tokens - 1u) * layer.channels + c];
+    for (var t = first; t < last; t = t + 1u) {
+        window = vec4<f32>(window.yzw, qkv[t * layer.channels + c]);
+        let n = token_seq(t);
+        let start = seq_start(n);
+        var taps = vec4<f32>();
+        for (var j = 0u; j < layer.kk; j = j + 1u) {
+            let tap = windowed_tap(n, start, t, j, c, window);
+            taps = select(taps, vec4<f32>(tap), vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(j));
         }
-        for (var i = 0u; i < CONV_RUN; i = i + 1u) {
-            let t = run + i;
-            if (t < last) {
-                window = vec4<f32>(window.yzw, raw[i]);
-                let n = token_seq(t);
-                let start = seq_start(n);
-                var taps = vec4<f32>();
-                for (var j = 0u; j < layer.kk; j = j + 1u) {
-                    let tap = windowed_tap(n, start, t, j, c, window);
-                    taps = select(taps, vec4<f32>(tap), vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(j));
-                }
-                acc = acc + grads[i] * taps;
-            }
-        }
+        acc = acc + dpre[t * layer.channels + c] * taps;
     }
     for (var j = 0u; j < layer.kk; j = j + 1u) {
         partial[block * reduce.cols + c * layer.kk + j] = component(acc, j);
