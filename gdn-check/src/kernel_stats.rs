@@ -5,7 +5,7 @@
 //! Vulkan device (ash) beside none, compiles the WGSL to SPIR-V with naga as wgpu's Vulkan backend
 //! does (SPIR-V 1.6, bounds checks on buffer indices left to the driver's robustness where it has
 //! it, workgroup memory zeroed by the driver) and asks for the statistics of a pipeline built with
-//! `CAPTURE_STATISTICS`.
+//! `CAPTURE_STATISTICS`. A kernel in `GDN_KERNEL_DIR` replaces the generated one, as in a tape.
 
 use ash::vk;
 use gdn_wgsl::{BindingKind, HeadDims, Kernel, kernel_source};
@@ -55,6 +55,7 @@ pub fn command(args: &KernelStatsArgs) -> Result<bool, String> {
         .filter(|k| k.generated_for(dims) && args.kernel.as_ref().is_none_or(|name| k.name().contains(name.as_str())));
     for kernel in kernels {
         let source = kernel_source(kernel, dims).map_err(|e| e.to_string())?;
+        let source = gdn_train::kernel_override(source).map_err(|e| e.to_string())?;
         let words = spirv(&source.wgsl).map_err(|e| format!("{}: {e}", kernel.name()))?;
         let line = match device.statistics(&words, source.bindings) {
             Ok(stats) => stats.join(", "),

@@ -62,6 +62,7 @@ pub use error::{Error, Result};
 pub use family::Family;
 pub use gdn_wgsl::{MAX_DECODE_TOKENS, NoVariant, Precision, UnsupportedDims};
 pub use host::{Gradients, Inputs, Outputs, Params};
+pub use pipelines::overridden as kernel_override;
 pub use state_pool::{SlotState, StatePool};
 pub use tape::Tape;
 pub use tape_buffer::TapeBuffer;

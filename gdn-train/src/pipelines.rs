@@ -49,7 +49,7 @@ impl PipelineCache {
 /// generated one, as `{kernel}-{dk}x{dv}-{precision}.wgsl` (e.g. `chunk_grad-128x128-f32.wgsl`):
 /// a tool for trying a kernel edit on a device without rebuilding the binaries. Its interface
 /// (bindings, workgroup size) must stay that of the generated kernel.
-fn overridden(mut source: KernelSource) -> Result<KernelSource> {
+pub fn overridden(mut source: KernelSource) -> Result<KernelSource> {
     let Some(dir) = std::env::var_os("GDN_KERNEL_DIR") else {
         return Ok(source);
     };

@@ -37,18 +37,6 @@ fn grad_values(job: u32, tid: u32, subgroup: u32) {
         let unit = owned(owner, round, units);
         let row = unit / v_groups;
         let col = (unit % v_groups) * GV;
-        // What the staging multiplies dY with, loaded before the product.
-        var u_prior: array<array<f32, OWNERS>, GV>;
-        var v_prior: array<array<f32, OWNERS>, GV>;
-        for (var g = 0u; g < GV; g = g + 1u) {
-            for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-                let ou = owned(ow, round, units);
-                let t = (ou / v_groups) * BLOCK + tid / BLOCK;
-                let jj = ((ou % v_groups) * GV + g) * BLOCK + tid % BLOCK;
-                u_prior[g][ow] = u_values[values + t * DV + jj];
-                v_prior[g][ow] = y[ck_v + min(t, ck_len - 1u) * layer.channels + jj];
-            }
-        }
         var acc: array<Acc, GV>;
         for (var sb = 0u; sb < nb; sb = sb + 1u) {
             let a = coopLoad<OperandA>(&t_half[square + sb * BLOCK * CMAX + row * BLOCK], CMAX);
@@ -71,11 +59,11 @@ fn grad_values(job: u32, tid: u32, subgroup: u32) {
                 let jj = ((ou % v_groups) * GV + g) * BLOCK + tid % BLOCK;
                 let grad = stage[ow * BLOCK_ELEMENTS + tid];
                 dy_half[values + t * DV + jj] = f16(dy_scale * grad);
-                with_u[ow] = grad * u_prior[g][ow];
+                with_u[ow] = grad * u_values[values + t * DV + jj];
                 var v = 0.0;
                 if (t < ck_len) {
                     dy[ck_v + t * layer.channels + jj] = rec_beta(t) * grad;
-                    v = v_prior[g][ow];
+                    v = y[ck_v + t * layer.channels + jj];
                 }
                 with_v[ow] = grad * v;
             }
@@ -101,18 +89,6 @@ fn grad_values(job: u32, tid: u32, subgroup: u32) {
     let pairs = nb * (nb + 1u) / 2u;
     for (var round = 0u; round < rounds(pairs); round = round + 1u) {
         let pair = lower_pair(owned(owner, round, pairs));
-        // M, P and KK ⊙ M⁻ at this invocation's element of every owner's block, loaded before the
-        // product.
-        var m_prior: array<f32, OWNERS>;
-        var p_prior: array<f32, OWNERS>;
-        var km_prior: array<f32, OWNERS>;
-        for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            let op = lower_pair(owned(ow, round, pairs));
-            let at = square + (op.x * BLOCK + tid / BLOCK) * CMAX + op.y * BLOCK + tid % BLOCK;
-            m_prior[ow] = f32(m_half[at]);
-            p_prior[ow] = f32(p_half[at]);
-            km_prior[ow] = f32(km_half[at]);
-        }
         var dp = Acc();
         var minus_da = Acc();
         for (var kb = 0u; kb < DV / BLOCK; kb = kb + 1u) {
@@ -134,7 +110,7 @@ fn grad_values(job: u32, tid: u32, subgroup: u32) {
             let at = square + (op.x * BLOCK + tid / BLOCK) * CMAX + op.y * BLOCK + tid % BLOCK;
             let value = stage[ow * BLOCK_ELEMENTS + tid];
             dps[ow] = value;
-            dqk_half[at] = f16(dqk_scale * m_prior[ow] * value);
+            dqk_half[at] = f16(dqk_scale * f32(m_half[at]) * value);
         }
         workgroupBarrier();
         coopStoreT((-1.0 / (dy_scale * beta_scale)) * minus_da, &stage[owner * BLOCK_ELEMENTS], BLOCK);
@@ -150,10 +126,10 @@ fn grad_values(job: u32, tid: u32, subgroup: u32) {
             var r = 0.0;
             if (s < t) {
                 da = stage[ow * BLOCK_ELEMENTS + tid];
-                r = dps[ow] * p_prior[ow] / 16.0;
+                r = dps[ow] * f32(p_half[at]) / 16.0;
             }
-            let km = km_prior[ow];
-            h_half[at] = f16(h_scale * rec_beta(t) * da * m_prior[ow]);
+            let km = f32(km_half[at]);
+            h_half[at] = f16(h_scale * rec_beta(t) * da * f32(m_half[at]));
             pair_terms[ow] = r + da * rec_beta(t) * km;
             da_km[ow] = da * km;
         }
