@@ -178,7 +178,7 @@ impl Case {
         let want = layer.forward(&draw.inputs)?;
         let want_grads = layer.backward(&draw.inputs, &draw.grads)?;
         let device = self.on_device(ctx, &draw)?;
-        Ok((self.compare_with(&device, &want, &want_grads), device))
+        Ok((self.compare_with(&draw, &device, &want, &want_grads), device))
     }
 
     /// Forward and backward of `draw` on a fresh tape, its outputs poisoned with NaN first.
@@ -193,6 +193,7 @@ impl Case {
 
     fn compare_with(
         &self,
+        draw: &Draw,
         device: &DeviceResults,
         want: &gdn_ref::ForwardResult,
         want_grads: &gdn_ref::Gradients,
@@ -206,8 +207,10 @@ impl Case {
             compare(Tensor::Dz, self, &got_grads.dz, want_grads.dz.iter()),
             compare(Tensor::Da, self, &got_grads.da, want_grads.da.iter()),
             compare(Tensor::Db, self, &got_grads.db, want_grads.db.iter()),
-            compare(Tensor::DaLog, self, &got_grads.da_log, want_grads.da_log.iter()),
-            compare(Tensor::DdtBias, self, &got_grads.ddt_bias, want_grads.ddt_bias.iter()),
+            compare(Tensor::DaLog, self, &got_grads.da_log, want_grads.da_log.iter())
+                .cancelling(&want_grads.da_log, &gate_magnitudes(draw, want_grads, true)),
+            compare(Tensor::DdtBias, self, &got_grads.ddt_bias, want_grads.ddt_bias.iter())
+                .cancelling(&want_grads.ddt_bias, &gate_magnitudes(draw, want_grads, false)),
             compare(Tensor::Dnorm, self, &got_grads.dnorm, want_grads.dnorm.iter()),
             compare(Tensor::Dconv, self, &got_grads.dconv, want_grads.dconv.iter()),
         ];
@@ -233,5 +236,75 @@ fn compare<'a>(tensor: Tensor, case: &Case, got: &[f32], want: impl Iterator<Ite
     let want: Vec<f64> = want.copied().collect();
     let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
     let error = if got.len() == want.len() { relative_error_f32(&got, &want) } else { f64::INFINITY };
-    TensorError { tensor, error, bar: tensor.bar(case.precision, case.regime) }
+    TensorError { tensor, error, bar: tensor.bar(case.precision, case.regime), cancellation: 1.0 }
+}
+
+impl TensorError {
+    /// Notes how much a sum over tokens cancels: the norm of its terms' magnitudes (`magnitudes`,
+    /// per element) against the norm of the sum (`sum`); at least 1, and 1 for a zero sum with
+    /// zero terms.
+    fn cancelling(mut self, sum: &ndarray::Array1<f64>, magnitudes: &[f64]) -> Self {
+        let norm = |v: &mut dyn Iterator<Item = f64>| v.map(|x| x * x).sum::<f64>().sqrt();
+        let (of_sum, of_terms) = (norm(&mut sum.iter().copied()), norm(&mut magnitudes.iter().copied()));
+        if of_terms > 0.0 {
+            self.cancellation = (of_terms / of_sum).max(1.0);
+        }
+        self
+    }
+}
+
+/// Per value head, Σ_t |term_t| of the gate parameters' gradients, from the reference's per-token
+/// `da_t = dg·g·(−e^{a_log})·σ(arg_t)`, `arg_t = a_t + dt_bias`: `ddt_bias = Σ_t da_t`, and
+/// `da_log = Σ_t dg·g·ln g = Σ_t da_t · softplus(arg_t) / σ(arg_t)` (`log_term`).
+fn gate_magnitudes(draw: &Draw, grads: &gdn_ref::Gradients, log_term: bool) -> Vec<f64> {
+    let nv = grads.ddt_bias.len();
+    let mut sums = vec![0.0; nv];
+    for (e, (&da, &a)) in grads.da.iter().zip(draw.inputs.a.iter()).enumerate() {
+        let h = e % nv;
+        let weight = if log_term { softplus_over_sigmoid(a + draw.params.dt_bias[h]) } else { 1.0 };
+        sums[h] += (da * weight).abs();
+    }
+    sums
+}
+
+/// softplus(x) / σ(x) = ln(1 + eˣ)·(1 + e⁻ˣ), without overflow (→ 1 as x → −∞, ≈ x for large x).
+fn softplus_over_sigmoid(x: f64) -> f64 {
+    if x > 0.0 {
+        (x + (-x).exp().ln_1p()) * (1.0 + (-x).exp())
+    } else if x > -30.0 {
+        x.exp().ln_1p() * (1.0 + (-x).exp())
+    } else {
+        1.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn softplus_over_sigmoid_is_finite_and_matches_the_direct_form() {
+        for x in [-50.0, -20.0, -3.0, -0.5, 0.0, 0.7, 4.0, 30.0, 800.0] {
+            let got = softplus_over_sigmoid(x);
+            assert!(got.is_finite() && got >= 1.0 - 1e-12, "x = {x}: {got}");
+            if x.abs() < 30.0 {
+                let sigmoid = 1.0 / (1.0 + (-x).exp());
+                let direct = x.exp().ln_1p() / sigmoid;
+                assert!((got - direct).abs() <= 1e-12 * direct, "x = {x}: {got} against {direct}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_cancelling_sum_widens_only_its_own_bar() {
+        let plain = TensorError { tensor: Tensor::DaLog, error: 2e-2, bar: Some(1e-2), cancellation: 1.0 };
+        assert!(!plain.passes());
+        // Terms of magnitude 3 and 2 summing to 1 (per head): κ = ‖(3, 4)‖ / ‖(1, 0.8)‖ ≈ 3.9.
+        let sum = ndarray::Array1::from(vec![1.0, 0.8]);
+        let widened = plain.cancelling(&sum, &[3.0, 4.0]);
+        assert!((widened.cancellation - 5.0 / 1.64f64.sqrt()).abs() < 1e-12);
+        assert!(widened.passes());
+        // Terms that do not cancel leave the bar as it is.
+        assert_eq!(plain.cancelling(&sum, &[1.0, 0.8]).cancellation, 1.0);
+    }
 }

@@ -12,13 +12,18 @@ pub struct TensorError {
     /// The spec's bar for it ([`Tensor::bar`] in the case's precision and regime); `None` where the
     /// error is only reported.
     pub bar: Option<f64>,
+    /// How much the tensor's sum cancels: `‖Σ_t |term_t|‖₂ / ‖Σ_t term_t‖₂` for the gate
+    /// parameters' gradients (sums over every token of signed terms), 1 for every other tensor. A
+    /// sum whose terms each carry a relative error ε has an error up to ε·Σ|term|, whatever computes
+    /// it: its bar is judged against the magnitude of its terms, `error ≤ bar · cancellation`.
+    pub cancellation: f64,
 }
 
 impl TensorError {
     /// Whether the error is finite and within the tensor's bar (a reported error need only be
     /// finite: NaN or infinity never passes).
     pub fn passes(&self) -> bool {
-        self.error.is_finite() && self.bar.is_none_or(|bar| self.error <= bar)
+        self.error.is_finite() && self.bar.is_none_or(|bar| self.error <= bar * self.cancellation)
     }
 }
 
@@ -40,12 +45,14 @@ impl Report {
         self.errors.iter().filter(|e| !e.passes())
     }
 
-    /// A table: tensor, error, bar, verdict.
+    /// A table: tensor, error, bar, verdict (with the cancellation of a sum that has one).
     pub fn table(&self) -> String {
         let mut out = format!("{:<9} {:>10} {:>8}  verdict\n", "tensor", "error", "bar");
         for e in &self.errors {
             let verdict = if e.passes() { "ok" } else { "FAIL" };
-            out += &format!("{:<9} {:>10.2e} {:>8}  {verdict}\n", e.tensor.name(), e.error, show_bar(e.bar));
+            let cancels =
+                if e.cancellation > 1.0 { format!(" (sum cancels {:.1}×)", e.cancellation) } else { String::new() };
+            out += &format!("{:<9} {:>10.2e} {:>8}  {verdict}{cancels}\n", e.tensor.name(), e.error, show_bar(e.bar));
         }
         out
     }
