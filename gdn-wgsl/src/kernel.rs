@@ -276,9 +276,7 @@ impl Kernel {
             Kernel::CoopPrepare => COOP_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
             // the state (or its gradient) and diag(λ) U (or dU) in f16, the staging.
             Kernel::CoopState | Kernel::CoopStateBackward => {
-                COOP_FLOATS
-                    + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2
-                    + COOP_STAGE.max(dims.dk * tiling.state_columns)
+                COOP_FLOATS + (dims.dk + MAX_CHUNK) * tiling.state_columns / 2 + COOP_STAGE
             }
             Kernel::CoopOutput => COOP_FLOATS + COOP_STAGE,
             Kernel::CoopBackwardPack => COOP_FLOATS,
@@ -346,7 +344,7 @@ impl Kernel {
                     ("DV", dims.dv),
                     ("CB", tiling.state_columns),
                     ("GK", tiling.key_group),
-                    ("GV", tiling.value_group),
+                    ("GV", if self == Kernel::CoopOutput { tiling.output_group } else { tiling.value_group }),
                 ]
             }
             Kernel::DecodeStep => {

@@ -76,8 +76,7 @@ pub struct CoopTiling {
     /// State columns per workgroup of the passes over chunks (`CB`): a multiple of 16 that divides
     /// `dv`, at most 32 (so that one staging round of eight 16 × 16 blocks holds a 64-token chunk's
     /// share of U or dU), as wide as their workgroup memory allows within 32 KiB (the least the
-    /// kernels are tested under: lavapipe offers no more; it holds the block's state in f16 and,
-    /// while it is scaled, in f32, and diag(λ) U in f16) and four 16 × 16 accumulators for each of
+    /// kernels are tested under: lavapipe offers no more) and four 16 × 16 accumulators for each of
     /// eight subgroups hold.
     pub state_columns: u32,
     /// Blocks per group across dk columns (`GK`): the largest divisor of dk / 16 up to 2 (measured
@@ -86,13 +85,17 @@ pub struct CoopTiling {
     pub key_group: u32,
     /// Blocks per group across dv columns (`GV`).
     pub value_group: u32,
+    /// Blocks per group of the output kernel (its `GV`): one. Measured on the H200 at dk = dv = 128
+    /// (BENCHMARKS.md, 2026-12-03): 0.50 ms with one, 0.61 with two, 0.62 with four; its two
+    /// products per group leave it register-bound sooner than the others.
+    pub output_group: u32,
 }
 
 /// Workgroup memory the tensor-core kernels are fitted to.
 pub(crate) const COOP_WORKGROUP_BYTES: u32 = 32 * 1024;
-/// Bytes a tensor-core pass over chunks declares besides its tiles and staging: coop.wgsl's record
-/// and words.
-const COOP_FIXED_BYTES: u32 = 4 * COOP_FLOATS;
+/// Bytes a tensor-core pass over chunks declares besides its tiles: coop.wgsl's record and words
+/// and the staging of one 16 × 16 f32 block per subgroup.
+const COOP_FIXED_BYTES: u32 = 4 * (COOP_FLOATS + COOP_STAGE);
 
 /// The largest divisor of `blocks` up to 2.
 fn group(blocks: u32) -> u32 {
@@ -108,10 +111,8 @@ impl CoopTiling {
             .rev()
             .map(|n| 16 * n)
             .filter(|w| dims.dv.is_multiple_of(*w) && *w <= 32)
-            .find(|w| {
-                (dims.dk + 64) * w * 2 + 4 * (dims.dk * w).max(COOP_STAGE) <= room && (dims.dk / 16) * (w / 16) <= 32
-            })
+            .find(|w| (dims.dk + 64) * w * 2 <= room && (dims.dk / 16) * (w / 16) <= 32)
             .unwrap_or(16);
-        Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16) }
+        Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16), output_group: 1 }
     }
 }

@@ -104,37 +104,13 @@ const RECORD: u32 = 5u * CMAX + 16u;
 
 var<workgroup> rec: array<f32, RECORD>;
 
-// An invocation's share of the record of (chunk slot, value head): words tid, tid + THREADS, …
-const RECORD_SHARE: u32 = (RECORD + THREADS - 1u) / THREADS;
-
-// Reads invocation `tid`'s share of the record of (slot, h) from storage. The passes over chunks
-// read the next chunk's record while they work on this one, so that its latency is hidden.
-fn fetch_record(slot: u32, h: u32, tid: u32) -> array<f32, RECORD_SHARE> {
-    var words: array<f32, RECORD_SHARE>;
-    for (var i = 0u; i < RECORD_SHARE; i = i + 1u) {
-        let e = tid + i * THREADS;
-        if (e < RECORD) {
-            words[i] = record[(slot * layer.nv + h) * RECORD + e];
-        }
-    }
-    return words;
-}
-
-// Puts the shares fetched by every invocation into `rec`.
-fn keep_record(words: array<f32, RECORD_SHARE>, tid: u32) {
-    workgroupBarrier();
-    for (var i = 0u; i < RECORD_SHARE; i = i + 1u) {
-        let e = tid + i * THREADS;
-        if (e < RECORD) {
-            rec[e] = words[i];
-        }
-    }
-    workgroupBarrier();
-}
-
 // Loads the record of the chunk entered (chunk_locate) into `rec`.
 fn load_record(tid: u32) {
-    keep_record(fetch_record(ck_slot, ck_h, tid), tid);
+    workgroupBarrier();
+    for (var e = tid; e < RECORD; e = e + THREADS) {
+        rec[e] = record[(ck_slot * layer.nv + ck_h) * RECORD + e];
+    }
+    workgroupBarrier();
 }
 
 fn rec_beta(t: u32) -> f32 {

@@ -67,15 +67,9 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     }
     workgroupBarrier();
 
-    // P = (16 Q Kᵀ) ⊙ M on and below the diagonal, staged (M at this invocation's element of every
-    // owner's block loaded before the product); zero above.
+    // P = (16 Q Kᵀ) ⊙ M on and below the diagonal, staged; zero above.
     for (var round = 0u; round < rounds(pairs); round = round + 1u) {
         let pair = lower_pair(owned(owner, round, pairs));
-        var m_prior: array<f32, OWNERS>;
-        for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            let op = lower_pair(owned(ow, round, pairs));
-            m_prior[ow] = f32(m_half[square + (op.x * BLOCK + tid / BLOCK) * CMAX + op.y * BLOCK + tid % BLOCK]);
-        }
         var acc = Acc();
         for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {
             let a = coopLoadT<OperandA>(&q_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
@@ -87,7 +81,7 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
         for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
             let op = lower_pair(owned(ow, round, pairs));
             let at = square + (op.x * BLOCK + tid / BLOCK) * CMAX + op.y * BLOCK + tid % BLOCK;
-            p_half[at] = f16(m_prior[ow] * solve[ow * BLOCK_ELEMENTS + tid]);
+            p_half[at] = f16(f32(m_half[at]) * solve[ow * BLOCK_ELEMENTS + tid]);
         }
         workgroupBarrier();
     }

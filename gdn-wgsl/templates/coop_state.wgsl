@@ -9,9 +9,9 @@
 // Writes U in f32 (u_values) and as σ_β U (u_half) and σ_β diag(λ) U (lu_half) in f16, and hT.
 // Grid: folded, seqs · nv · DV / CB workgroups.
 
-// σ_β diag(λ) U of the chunk ([CMAX][CB]). A 64-token chunk's share of U is at most 64 × 32: one
-// 16 × 16 block per owner.
+// σ_β diag(λ) U of the chunk ([CMAX][CB]).
 var<workgroup> lu_local: array<f16, CMAX * CB>;
+var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn carry_state(job: u32, tid: u32, subgroup: u32) {
     coop_enter(subgroup);
@@ -26,41 +26,39 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
             acc[i] = coopLoadT<Acc>(&h0[initial + state_block(owned(owner, i, STATE_BLOCKS))], DV);
         }
     }
-    var next_record = fetch_record(j.first, j.h, tid);
     for (var chunk = 0u; chunk < j.chunks; chunk = chunk + 1u) {
         chunk_locate(j.first + chunk, j.n, j.h);
-        keep_record(next_record, tid);
-        next_record = fetch_record(j.first + min(chunk + 1u, j.chunks - 1u), j.h, tid);
-        // This owner's block of U, its operands loaded before the state is kept.
-        let head = head_rows() * DK;
-        let values = head_rows() * DV;
-        let b = owned(owner, 0u, nb * (CB / BLOCK));
-        let row = b / (CB / BLOCK);
-        let col = b % (CB / BLOCK);
-        let at = values + row * BLOCK * DV + col0 + col * BLOCK;
-        let u_prior = coopLoadT<Acc>(&u_tilde[at], DV);
-        let w_rows = state_row_operands(head, row);
+        load_record(tid);
         let state = state_rows() * DV;
         let state_scale = keep_states(acc, state, tid);
 
-        // U = Ũ − e₁ W¹ S.
+        // U = Ũ − e₁ W¹ S by 16 × 16 blocks.
         let beta_scale = rec_beta_scale();
+        let head = head_rows() * DK;
+        let values = head_rows() * DV;
+        let u_blocks = nb * (CB / BLOCK);
         let w_unscale = -rec_e1() / (beta_scale * state_scale);
-        let u = u_prior + w_unscale * product_with_state(w_rows, col);
-        coopStoreT(u, &u_values[at], DV);
-        coopStoreT(u, &stage[owner * BLOCK_ELEMENTS], BLOCK);
-        workgroupBarrier();
-        for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            let ob = owned(ow, 0u, nb * (CB / BLOCK));
-            let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
-            let jj = (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK;
-            let value = beta_scale * stage[ow * BLOCK_ELEMENTS + tid];
-            u_half[values + t * DV + col0 + jj] = f16(value);
-            let decayed = f16(rec_lam(t) * value);
-            lu_half[values + t * DV + col0 + jj] = decayed;
-            lu_local[t * CB + jj] = decayed;
+        for (var round = 0u; round < rounds(u_blocks); round = round + 1u) {
+            let b = owned(owner, round, u_blocks);
+            let row = b / (CB / BLOCK);
+            let col = b % (CB / BLOCK);
+            let at = values + row * BLOCK * DV + col0 + col * BLOCK;
+            let u = coopLoadT<Acc>(&u_tilde[at], DV) + w_unscale * product_with_state(head, row, col);
+            coopStoreT(u, &u_values[at], DV);
+            coopStoreT(u, &stage[owner * BLOCK_ELEMENTS], BLOCK);
+            workgroupBarrier();
+            for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
+                let ob = owned(ow, round, u_blocks);
+                let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
+                let jj = (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK;
+                let value = beta_scale * stage[ow * BLOCK_ELEMENTS + tid];
+                u_half[values + t * DV + col0 + jj] = f16(value);
+                let decayed = f16(rec_lam(t) * value);
+                lu_half[values + t * DV + col0 + jj] = decayed;
+                lu_local[t * CB + jj] = decayed;
+            }
+            workgroupBarrier();
         }
-        workgroupBarrier();
 
         // S ← G S + Kᵀ (σ_β diag(λ) U) / σ_β, each owned block an independent chain.
         let key = key_rows() * DK;

@@ -12,6 +12,7 @@
 
 // σ_dU dU of the chunk ([CMAX][CB]).
 var<workgroup> du_shared: array<f16, CMAX * CB>;
+var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
     coop_enter(subgroup);
@@ -27,32 +28,21 @@ fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
             acc[i] = coopLoadT<Acc>(&dht[last + state_block(owned(owner, i, STATE_BLOCKS))], DV);
         }
     }
-    var next_record = fetch_record(j.first + j.chunks - 1u, j.h, tid);
     for (var back = 0u; back < j.chunks; back = back + 1u) {
         let chunk = j.chunks - 1u - back;
         chunk_locate(j.first + chunk, j.n, j.h);
-        keep_record(next_record, tid);
-        next_record = fetch_record(j.first + chunk - min(chunk, 1u), j.h, tid);
-        // This owner's block of dU, its operands (and every owner's share of Pᵀ dO for this
-        // invocation) loaded before the state gradient is kept.
+        load_record(tid);
+        let state = state_rows() * DV;
+        let ds_scale_value = keep_states(acc, state, tid);
+
+        // dU = Pᵀ dO + diag(λ) K dS, one block per owner, the depth in two independent halves.
         let key = key_rows() * DK;
         let values = head_rows() * DV;
         let u_blocks = nb * (CB / BLOCK);
         let b = owned(owner, 0u, u_blocks);
         let row = b / (CB / BLOCK);
         let col = b % (CB / BLOCK);
-        let k_rows = state_row_operands(key, row);
-        var du_prior: array<f32, OWNERS>;
-        for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            let ob = owned(ow, 0u, u_blocks);
-            let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
-            du_prior[ow] = du_local[values + t * DV + col0 + (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK];
-        }
-        let state = state_rows() * DV;
-        let ds_scale_value = keep_states(acc, state, tid);
-
-        // dU = Pᵀ dO + diag(λ) K dS, one block per owner.
-        let product = product_with_state(k_rows, col);
+        let product = product_with_state(key, row, col);
         coopStoreT((1.0 / ds_scale_value) * product, &stage[owner * BLOCK_ELEMENTS], BLOCK);
         workgroupBarrier();
         var du_values: array<f32, OWNERS>;
@@ -60,7 +50,8 @@ fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
         for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
             let ob = owned(ow, 0u, u_blocks);
             let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
-            let value = du_prior[ow] + rec_lam(t) * stage[ow * BLOCK_ELEMENTS + tid];
+            let at = values + t * DV + col0 + (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK;
+            let value = du_local[at] + rec_lam(t) * stage[ow * BLOCK_ELEMENTS + tid];
             du_values[ow] = value;
             du_largest = max(du_largest, abs(value));
         }

@@ -10,42 +10,33 @@
 const STATE_BLOCKS: u32 = (DK / BLOCK) * (CB / BLOCK);
 const STATE_PER: u32 = (STATE_BLOCKS + OWNERS - 1u) / OWNERS;
 
-// Element offset of state block `b` (of the block's columns) in a [DK][DV] state, and in the
-// block's own [DK][CB] layout.
+// Element offset of state block `b` (of the block's columns) in a [DK][DV] state.
 fn state_block(b: u32) -> u32 {
     return (b / (CB / BLOCK)) * BLOCK * DV + col0 + (b % (CB / BLOCK)) * BLOCK;
 }
 
-fn local_state_block(b: u32) -> u32 {
-    return (b / (CB / BLOCK)) * BLOCK * CB + (b % (CB / BLOCK)) * BLOCK;
-}
-
 var<workgroup> state_local: array<f16, DK * CB>;
-// The staging of the passes: the block's state in f32 while keep_states scales it, and one 16 × 16
-// block per owner for U (or dU).
-const STAGE_FLOATS: u32 = max(OWNERS * BLOCK_ELEMENTS, DK * CB);
-var<workgroup> stage: array<f32, STAGE_FLOATS>;
 
 // Keeps the owners' blocks `acc` of the chunk whose state starts at element `state`, and returns
-// its scale: f32 to storage, and through `stage` (for the largest magnitude) into f16.
+// its scale. The f32 blocks are read back for their largest magnitude before the f16 rounding.
 fn keep_states(acc: array<Acc, STATE_PER>, state: u32, tid: u32) -> f32 {
     for (var i = 0u; i < STATE_PER; i = i + 1u) {
-        let b = owned(owner, i, STATE_BLOCKS);
-        coopStoreT(acc[i], &states[state + state_block(b)], DV);
-        coopStoreT(acc[i], &stage[local_state_block(b)], CB);
+        coopStoreT(acc[i], &states[state + state_block(owned(owner, i, STATE_BLOCKS))], DV);
     }
+    storageBarrier();
     workgroupBarrier();
     var largest = 0.0;
     for (var e = tid; e < DK * CB; e = e + THREADS) {
-        largest = max(largest, abs(stage[e]));
+        largest = max(largest, abs(states[state + (e / CB) * DV + col0 + e % CB]));
     }
     publish_max(0u, largest);
     workgroupBarrier();
     let scale = range_scale(seen(0u));
     for (var e = tid; e < DK * CB; e = e + THREADS) {
-        let value = f16(scale * stage[e]);
+        let at = state + (e / CB) * DV + col0 + e % CB;
+        let value = f16(scale * states[at]);
         state_local[e] = value;
-        states_half[state + (e / CB) * DV + col0 + e % CB] = value;
+        states_half[at] = value;
     }
     if (tid == 0u) {
         states_scale[state_scales() + col0 / CB] = scale;
@@ -55,28 +46,24 @@ fn keep_states(acc: array<Acc, STATE_PER>, state: u32, tid: u32) -> f32 {
     return scale;
 }
 
-// The A operands of block row `row` of `state_rows_half`'s chunk rows (from element `base`), across
-// the depth DK: loaded before they are needed, so that the loads overlap keep_states.
-fn state_row_operands(base: u32, row: u32) -> array<OperandA, DK / BLOCK> {
-    var a: array<OperandA, DK / BLOCK>;
-    for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {
-        a[kb] = coopLoadT<OperandA>(&state_rows_half[base + row * BLOCK * DK + kb * BLOCK], DK);
-    }
-    return a;
-}
-
-// Block (row, col) of the c × CB product of those rows with the block's state in state_local, the
-// depth in two independent halves.
-fn product_with_state(a: array<OperandA, DK / BLOCK>, col: u32) -> Acc {
+// Block (row, col) of the c × CB product of `state_rows_half`'s chunk rows (from element `base`)
+// with the block's state in state_local, the depth in two independent halves.
+fn product_with_state(base: u32, row: u32, col: u32) -> Acc {
     var even = Acc();
     var odd = Acc();
     for (var kb = 0u; kb + 1u < DK / BLOCK; kb = kb + 2u) {
-        even = coopMultiplyAdd(a[kb], coopLoadT<OperandB>(&state_local[kb * BLOCK * CB + col * BLOCK], CB), even);
-        odd = coopMultiplyAdd(a[kb + 1u], coopLoadT<OperandB>(&state_local[(kb + 1u) * BLOCK * CB + col * BLOCK], CB), odd);
+        let a0 = coopLoadT<OperandA>(&state_rows_half[base + row * BLOCK * DK + kb * BLOCK], DK);
+        let b0 = coopLoadT<OperandB>(&state_local[kb * BLOCK * CB + col * BLOCK], CB);
+        even = coopMultiplyAdd(a0, b0, even);
+        let a1 = coopLoadT<OperandA>(&state_rows_half[base + row * BLOCK * DK + (kb + 1u) * BLOCK], DK);
+        let b1 = coopLoadT<OperandB>(&state_local[(kb + 1u) * BLOCK * CB + col * BLOCK], CB);
+        odd = coopMultiplyAdd(a1, b1, odd);
     }
     if ((DK / BLOCK) % 2u == 1u) {
         let last = DK / BLOCK - 1u;
-        even = coopMultiplyAdd(a[last], coopLoadT<OperandB>(&state_local[last * BLOCK * CB + col * BLOCK], CB), even);
+        let a0 = coopLoadT<OperandA>(&state_rows_half[base + row * BLOCK * DK + last * BLOCK], DK);
+        let b0 = coopLoadT<OperandB>(&state_local[last * BLOCK * CB + col * BLOCK], CB);
+        even = coopMultiplyAdd(a0, b0, even);
     }
     return even + odd;
 }
