@@ -11,11 +11,17 @@
 
 // σ_β diag(λ) U of the chunk ([CMAX][CB]).
 var<workgroup> lu_local: array<f16, CMAX * CB>;
+// The state update below writes out the products of CMAX / BLOCK blocks of tokens.
+const_assert CMAX == 4u * BLOCK;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn carry_state(job: u32, tid: u32, subgroup: u32) {
     coop_enter(subgroup);
     forget_max(0u, tid);
+    // Rows past the chunk stay zero (the staging writes only the chunk's rows).
+    for (var e = tid; e < CMAX * CB; e = e + THREADS) {
+        lu_local[e] = f16(0.0);
+    }
     let j = column_job(job);
     let c = chunk_size();
     let nb = c / BLOCK;
@@ -60,18 +66,28 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
             workgroupBarrier();
         }
 
-        // S ← G S + Kᵀ (σ_β diag(λ) U) / σ_β, each owned block an independent chain.
+        // S ← G S + Kᵀ (σ_β diag(λ) U) / σ_β, each owned block's four products written out (CMAX
+        // = 4 blocks of tokens) so that their eight loads are in flight together: the driver
+        // pipelines no load across the iterations of a loop. Past the chunk, lu_local's rows are
+        // zero and K's block index is clamped to the chunk's last, so those products add zero.
         let key = key_rows() * DK;
         for (var i = 0u; i < STATE_PER; i = i + 1u) {
-            acc[i] = (rec_decay() * beta_scale) * acc[i];
-        }
-        for (var tb = 0u; tb < nb; tb = tb + 1u) {
-            for (var i = 0u; i < STATE_PER; i = i + 1u) {
-                let b = owned(owner, i, STATE_BLOCKS);
-                let a = coopLoad<OperandA>(&k_half[key + tb * BLOCK * DK + (b / (CB / BLOCK)) * BLOCK], DK);
-                let bm = coopLoadT<OperandB>(&lu_local[tb * BLOCK * CB + (b % (CB / BLOCK)) * BLOCK], CB);
-                acc[i] = coopMultiplyAdd(a, bm, acc[i]);
-            }
+            let b = owned(owner, i, STATE_BLOCKS);
+            let k_col = key + (b / (CB / BLOCK)) * BLOCK;
+            let lu_col = (b % (CB / BLOCK)) * BLOCK;
+            let a0 = coopLoad<OperandA>(&k_half[k_col], DK);
+            let a1 = coopLoad<OperandA>(&k_half[k_col + min(1u, nb - 1u) * BLOCK * DK], DK);
+            let a2 = coopLoad<OperandA>(&k_half[k_col + min(2u, nb - 1u) * BLOCK * DK], DK);
+            let a3 = coopLoad<OperandA>(&k_half[k_col + min(3u, nb - 1u) * BLOCK * DK], DK);
+            let b0 = coopLoadT<OperandB>(&lu_local[lu_col], CB);
+            let b1 = coopLoadT<OperandB>(&lu_local[BLOCK * CB + lu_col], CB);
+            let b2 = coopLoadT<OperandB>(&lu_local[2u * BLOCK * CB + lu_col], CB);
+            let b3 = coopLoadT<OperandB>(&lu_local[3u * BLOCK * CB + lu_col], CB);
+            var grown = (rec_decay() * beta_scale) * acc[i];
+            grown = coopMultiplyAdd(a0, b0, grown);
+            grown = coopMultiplyAdd(a1, b1, grown);
+            grown = coopMultiplyAdd(a2, b2, grown);
+            acc[i] = coopMultiplyAdd(a3, b3, grown);
         }
         for (var i = 0u; i < STATE_PER; i = i + 1u) {
             acc[i] = (1.0 / beta_scale) * acc[i];
