@@ -38,7 +38,7 @@ case "$part" in
     # Every bundled device test, the tensor-core one (ignored where the adapter lacks them) included.
     step "$bin/test-gdn-check-device_matches_reference" --include-ignored --test-threads 2 --nocapture
     for t in "$bin"/test-*; do
-      case "$t" in *device_matches_reference) ;; *) step "$t" --nocapture ;; esac
+      case "$t" in *device_matches_reference) ;; *) GDN_CHECK_BIN="$bin/gdn-check" step "$t" --nocapture ;; esac
     done
     ;;
   layer)

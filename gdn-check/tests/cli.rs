@@ -1,10 +1,13 @@
 //! The `gdn-check` command on bad arguments and environments: a one-line message naming what was
 //! wrong and exit status 2 — never a panic (status 101) — and nothing run before the check.
+//! `GDN_CHECK_BIN` names the binary where it is not where cargo built it (a GPU machine running
+//! the bundled test binaries: `bench/h200.sh tests`).
 
 use std::process::{Command, Output};
 
 fn gdn_check(args: &[&str], env: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_gdn-check"));
+    let binary = std::env::var_os("GDN_CHECK_BIN").unwrap_or_else(|| env!("CARGO_BIN_EXE_gdn-check").into());
+    let mut command = Command::new(binary);
     command.args(args).env("XDG_RUNTIME_DIR", "/tmp");
     for (name, value) in env {
         command.env(name, value);
