@@ -33,6 +33,11 @@ pub const GRADIENT_BAR: f64 = 5e-4;
 pub const TENSOR_CORE_OUTPUT_BAR: f64 = 3e-3;
 /// The spec's bar for every gradient with matrix products on tensor cores, on realistic inputs.
 pub const TENSOR_CORE_GRADIENT_BAR: f64 = 1e-2;
+/// A fast family in f32 against the f32 recurrent family on the same inputs: each tensor's error at
+/// most this many times the recurrent family's ([`Report::beside`])...
+pub const FAST_FAMILY_FACTOR: f64 = 2.0;
+/// ... or at most this, whichever is larger.
+pub const FAST_FAMILY_FLOOR: f64 = 1e-5;
 
 /// The device context the device tests share, made once per process and named when made. No
 /// adapter is a panic: a device test fails where there is no device, it never passes quietly.

@@ -1,6 +1,6 @@
 //! What a case measured: the relative RMS error of each tensor, judged against its bar.
 
-use crate::Tensor;
+use crate::{FAST_FAMILY_FACTOR, FAST_FAMILY_FLOOR, Tensor};
 
 /// The error of one tensor.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -45,6 +45,20 @@ impl Report {
         self.errors.iter().filter(|e| !e.passes())
     }
 
+    /// The tensors whose error exceeds the spec's allowance for a fast family against `recurrent`
+    /// (the f32 recurrent family's report on the same inputs): more than [`FAST_FAMILY_FACTOR`]
+    /// times its error and more than [`FAST_FAMILY_FLOOR`], as (this error, the recurrent one).
+    pub fn beside(&self, recurrent: &Report) -> Vec<(Tensor, f64, f64)> {
+        self.errors
+            .iter()
+            .filter_map(|e| {
+                let base = recurrent.errors.iter().find(|r| r.tensor == e.tensor)?;
+                let allowed = (FAST_FAMILY_FACTOR * base.error).max(FAST_FAMILY_FLOOR);
+                (e.error.is_nan() || e.error > allowed).then_some((e.tensor, e.error, base.error))
+            })
+            .collect()
+    }
+
     /// A table: tensor, error, bar, verdict (with the cancellation of a sum that has one).
     pub fn table(&self) -> String {
         let mut out = format!("{:<9} {:>10} {:>8}  verdict\n", "tensor", "error", "bar");
@@ -61,4 +75,28 @@ impl Report {
 /// A bar as tables print it: `1e-4`, or `report` where there is none.
 pub fn show_bar(bar: Option<f64>) -> String {
     bar.map_or_else(|| "report".to_string(), |bar| format!("{bar:.0e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(errors: &[(Tensor, f64)]) -> Report {
+        Report {
+            errors: errors
+                .iter()
+                .map(|&(tensor, error)| TensorError { tensor, error, bar: Some(5e-4), cancellation: 1.0 })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_fast_family_may_reach_twice_the_recurrent_error_or_the_floor() {
+        let recurrent = report(&[(Tensor::Out, 1e-5), (Tensor::Dqkv, 1e-7), (Tensor::Da, 2e-5)]);
+        let within = report(&[(Tensor::Out, 1.9e-5), (Tensor::Dqkv, 9e-6), (Tensor::Da, 4e-5)]);
+        assert!(within.beside(&recurrent).is_empty());
+        let over = report(&[(Tensor::Out, 2.1e-5), (Tensor::Dqkv, 1.1e-5), (Tensor::Da, f64::NAN)]);
+        let tensors: Vec<Tensor> = over.beside(&recurrent).into_iter().map(|(t, _, _)| t).collect();
+        assert_eq!(tensors, [Tensor::Out, Tensor::Dqkv, Tensor::Da]);
+    }
 }
