@@ -14,8 +14,9 @@ struct ConvRun {
 }
 
 // Tokens per run: CONV_RUN where the taps fit the window, else 1 (each token then reads its kk taps
-// anyway, and one invocation walking many tokens of thousands of taps each computed wrong results on
-// lavapipe past 2¹⁶ iterations). The host sizes the grid by the same rule (gdn-train's passes.rs).
+// anyway, and one invocation walking many tokens of thousands of taps each would pass the 65 535
+// loop iterations after which lavapipe ends an invocation's loops: README). The host sizes the grid
+// by the same rule (gdn-train's passes.rs).
 fn conv_run_length() -> u32 {
     return select(1u, CONV_RUN, layer.kk <= CONV_WINDOW);
 }
