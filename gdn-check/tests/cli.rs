@@ -79,3 +79,16 @@ fn the_reference_can_check_a_sample_of_heads() {
     assert!(stdout.contains("(on 1 of 4 key heads, with their 2 value heads)"), "{stdout}");
     assert!(stdout.contains("all tensors within their bars"), "{stdout}");
 }
+
+#[test]
+fn kernel_statistics_are_printed_or_the_missing_extension_is_named() {
+    // NVIDIA's driver reports registers per kernel; lavapipe offers no pipeline statistics, and
+    // the command must say which extension it lacks rather than panic or print nothing.
+    let output = gdn_check(&["kernel-stats", "--kernel", "conv_forward"], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    if output.status.success() {
+        assert!(stdout.lines().any(|l| l.starts_with("conv_forward") && l.contains("Register")), "{stdout}");
+    } else {
+        refused(&output, &["VK_KHR_pipeline_executable_properties"]);
+    }
+}
