@@ -244,8 +244,10 @@ impl TensorError {
     /// per element) against the norm of the sum (`sum`); at least 1, and 1 for a zero sum with
     /// zero terms.
     fn cancelling(mut self, sum: &ndarray::Array1<f64>, magnitudes: &[f64]) -> Self {
-        let norm = |v: &mut dyn Iterator<Item = f64>| v.map(|x| x * x).sum::<f64>().sqrt();
-        let (of_sum, of_terms) = (norm(&mut sum.iter().copied()), norm(&mut magnitudes.iter().copied()));
+        fn norm<'a>(values: impl Iterator<Item = &'a f64>) -> f64 {
+            values.map(|x| x * x).sum::<f64>().sqrt()
+        }
+        let (of_sum, of_terms) = (norm(sum.iter()), norm(magnitudes.iter()));
         if of_terms > 0.0 {
             self.cancellation = (of_terms / of_sum).max(1.0);
         }

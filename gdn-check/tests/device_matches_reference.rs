@@ -6,8 +6,8 @@
 //! twice the recurrent family's error on the same case (or 1e-5). Runs on whatever adapter
 //! `Context::new` finds (lavapipe in CI) and fails when there is none.
 
-use gdn_check::Case;
 use gdn_check::fuzz::FamilyKind;
+use gdn_check::{Case, FAST_FAMILY_FACTOR};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
 use gdn_train::{Context, Family, Precision};
@@ -71,7 +71,7 @@ fn check(cases: &[Case], variants: &[Variant]) {
                     let over = report.beside(base);
                     if !over.is_empty() {
                         failed.push(format!(
-                            "{c:?}: over 2× the recurrent family's error (tensor, its, recurrent's): {over:?}"
+                            "{c:?}: over {FAST_FAMILY_FACTOR}× the recurrent family's error (tensor, its, recurrent's): {over:?}"
                         ));
                     }
                 }
