@@ -4,66 +4,20 @@ use crate::report::{Report, TensorError};
 use crate::{GRADIENT_BAR, OUTPUT_BAR, TENSOR_CORE_GRADIENT_BAR, TENSOR_CORE_OUTPUT_BAR};
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::{Regime, Sampler};
-use gdn_ref::{Batch, Layer, LayerConfig, LayerInputs, LayerParams, OutputGrads};
+use gdn_ref::{Batch, Layer, LayerConfig, LayerInputs, LayerParams, OutputGrads, Tensor};
 use gdn_train::{Context, Family, Inputs, Params, Precision, Tape, TapeOptions};
 
-/// Every tensor a case compares.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Tensor {
-    /// Layer output.
-    Out,
-    /// Final states.
-    Ht,
-    /// Gradient of qkv.
-    Dqkv,
-    /// Gradient of z.
-    Dz,
-    /// Gradient of a.
-    Da,
-    /// Gradient of b.
-    Db,
-    /// Gradient of h0.
-    Dh0,
-    /// Gradient of a_log.
-    DaLog,
-    /// Gradient of dt_bias.
-    DdtBias,
-    /// Gradient of norm.
-    Dnorm,
-    /// Gradient of conv.
-    Dconv,
-}
-
-impl Tensor {
-    /// The spec's bar for this tensor when the layer computes in `precision` on inputs drawn in
-    /// `regime`; `None` where the spec asks only for a report: tensor-core gradients in the extreme
-    /// gate regimes (`dβ` is ill-conditioned there and f16 operands lose what the f32 ones keep).
-    pub fn bar(self, precision: Precision, regime: Regime) -> Option<f64> {
-        let output = matches!(self, Tensor::Out | Tensor::Ht);
-        match (precision, output) {
-            (Precision::TensorCore, true) => Some(TENSOR_CORE_OUTPUT_BAR),
-            (Precision::TensorCore, false) if regime == Regime::Typical => Some(TENSOR_CORE_GRADIENT_BAR),
-            (Precision::TensorCore, false) => None,
-            (_, true) => Some(OUTPUT_BAR),
-            (_, false) => Some(GRADIENT_BAR),
-        }
-    }
-
-    /// Its name in tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Tensor::Out => "out",
-            Tensor::Ht => "hT",
-            Tensor::Dqkv => "dqkv",
-            Tensor::Dz => "dz",
-            Tensor::Da => "da",
-            Tensor::Db => "db",
-            Tensor::Dh0 => "dh0",
-            Tensor::DaLog => "da_log",
-            Tensor::DdtBias => "ddt_bias",
-            Tensor::Dnorm => "dnorm",
-            Tensor::Dconv => "dconv",
-        }
+/// The spec's bar for `tensor` when the layer computes in `precision` on inputs drawn in `regime`;
+/// `None` where the spec asks only for a report: tensor-core gradients in the extreme gate regimes
+/// (`dβ` is ill-conditioned there and f16 operands lose what the f32 ones keep).
+pub fn bar(tensor: Tensor, precision: Precision, regime: Regime) -> Option<f64> {
+    let output = matches!(tensor, Tensor::Out | Tensor::Ht);
+    match (precision, output) {
+        (Precision::TensorCore, true) => Some(TENSOR_CORE_OUTPUT_BAR),
+        (Precision::TensorCore, false) if regime == Regime::Typical => Some(TENSOR_CORE_GRADIENT_BAR),
+        (Precision::TensorCore, false) => None,
+        (_, true) => Some(OUTPUT_BAR),
+        (_, false) => Some(GRADIENT_BAR),
     }
 }
 
@@ -135,13 +89,6 @@ impl Case {
     /// A device tape for the case's layer and batch, nothing uploaded: creating it checks the
     /// shape against the device before anything is drawn.
     pub fn empty_tape(&self, ctx: &Context) -> Result<Tape, gdn_train::Error> {
-        let c = &self.config;
-        let config =
-            gdn_train::LayerConfig { nk: c.nk, nv: c.nv, dk: c.dk, dv: c.dv, kk: c.kk, rms_eps: c.rms_eps as f32 };
-        let batch = match &self.batch {
-            Batch::Fixed { b, t } => gdn_train::Batch::Fixed { b: *b, t: *t },
-            Batch::Packed { cu_seqlens } => gdn_train::Batch::Packed { cu_seqlens: cu_seqlens.clone() },
-        };
         let options = TapeOptions {
             initial_state: self.h0,
             final_state_grad: self.dht,
@@ -149,7 +96,7 @@ impl Case {
             precision: self.precision,
             ..TapeOptions::default()
         };
-        Tape::new(ctx, config, batch, options)
+        Tape::new(ctx, self.config, self.batch.clone(), options)
     }
 
     /// Uploads `draw` into `tape`: parameters, inputs and output gradients.
@@ -236,7 +183,7 @@ fn compare<'a>(tensor: Tensor, case: &Case, got: &[f32], want: impl Iterator<Ite
     let want: Vec<f64> = want.copied().collect();
     let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
     let error = if got.len() == want.len() { relative_error_f32(&got, &want) } else { f64::INFINITY };
-    TensorError { tensor, error, bar: tensor.bar(case.precision, case.regime), cancellation: 1.0 }
+    TensorError { tensor, error, bar: bar(tensor, case.precision, case.regime), cancellation: 1.0 }
 }
 
 impl TensorError {

@@ -118,10 +118,6 @@ fn to_f64(values: &[f32]) -> Vec<f64> {
     values.iter().map(|&v| f64::from(v)).collect()
 }
 
-fn train_config(c: &LayerConfig) -> gdn_train::LayerConfig {
-    gdn_train::LayerConfig { nk: c.nk, nv: c.nv, dk: c.dk, dv: c.dv, kk: c.kk, rms_eps: c.rms_eps as f32 }
-}
-
 /// Runs `schedule` for `config` on inputs drawn from `seed`: through the decoder step by step
 /// (the output poisoned with NaN before every step, unused slots holding NaN), through a tape in
 /// one call, and through the reference on the first `reference_sequences` sequences; `timed`
@@ -162,7 +158,7 @@ pub fn run(
     let window = to_f32(x.conv_state.as_ref().expect("drawn"));
 
     // The one-shot forward on the device.
-    let tc = train_config(config);
+    let tc = *config;
     let options = TapeOptions { initial_state: true, conv_state: true, backward: false, ..TapeOptions::default() };
     let tape = Tape::new(ctx, tc, gdn_train::Batch::Packed { cu_seqlens: cu.clone() }, options).map_err(err)?;
     tape.write_params(&device_params).map_err(err)?;

@@ -152,7 +152,7 @@ pub struct Campaign {
     /// Cases run, shrinking steps included.
     pub cases_run: usize,
     /// The worst error per tensor and whether it was judged (`true`: against a bar; `false`: only
-    /// reported, see [`Tensor::bar`]), with the case that produced it.
+    /// reported, see [`crate::bar`]), with the case that produced it.
     pub worst: BTreeMap<(Tensor, bool), (f64, Case)>,
     /// Why the campaign failed, if it did.
     pub failure: Option<Failure>,
@@ -172,7 +172,7 @@ impl Campaign {
     pub fn table(&self) -> String {
         let mut out = format!("{:<9} {:>10} {:>8}  case\n", "tensor", "worst", "bar");
         for ((tensor, _), (error, case)) in &self.worst {
-            let bar = show_bar(tensor.bar(case.precision, case.regime));
+            let bar = show_bar(crate::bar(*tensor, case.precision, case.regime));
             out += &format!("{:<9} {:>10.2e} {:>8}  {case:?}\n", tensor.name(), error, bar);
         }
         out

@@ -21,7 +21,8 @@ mod report;
 pub mod soak;
 pub mod soak_command;
 
-pub use case::{Case, CaseError, DeviceResults, Draw, Tensor};
+pub use case::{Case, CaseError, DeviceResults, Draw, bar};
+pub use gdn_ref::Tensor;
 pub use report::{Report, TensorError};
 
 /// The spec's bar for `out` and `hT` of an f32 kernel.

@@ -106,7 +106,7 @@ fn family(args: &RunArgs, ctx: &Context) -> Result<Family, String> {
     match FamilyKind::named(&args.family) {
         Some(FamilyKind::Recurrent) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
         Some(FamilyKind::Chunked) => Ok(Family::Chunked { chunk: args.chunk }),
-        None if args.family == "auto" => Ok(Family::picked(ctx, true, precision(&args.precision)?)),
+        None if args.family == "auto" => Ok(Family::picked(ctx.is_software(), true, precision(&args.precision)?)),
         None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
     }
 }

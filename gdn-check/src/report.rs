@@ -9,7 +9,7 @@ pub struct TensorError {
     pub tensor: Tensor,
     /// `‖got − ref‖₂ / ‖ref‖₂` (infinite for a NaN, an infinity or a wrong length).
     pub error: f64,
-    /// The spec's bar for it ([`Tensor::bar`] in the case's precision and regime); `None` where the
+    /// The spec's bar for it ([`crate::bar`] in the case's precision and regime); `None` where the
     /// error is only reported.
     pub bar: Option<f64>,
     /// How much the tensor's sum cancels: `‖Σ_t |term_t|‖₂ / ‖Σ_t term_t‖₂` for the gate

@@ -50,12 +50,7 @@ fn draw(config: LayerConfig, batch: Batch, seed: u64) -> Problem {
 /// The forward of `x` on the device, on a tape with `h0`, `dhT` and a conv state, every output
 /// poisoned with NaN first. The tape is returned for the backward that follows.
 fn device_forward(ctx: &Context, p: &Problem, x: &LayerInputs, batch: &Batch) -> (Tape, Outputs) {
-    let c = &p.config;
-    let config = gdn_train::LayerConfig { nk: c.nk, nv: c.nv, dk: c.dk, dv: c.dv, kk: c.kk, rms_eps: c.rms_eps as f32 };
-    let batch = match batch {
-        Batch::Fixed { b, t } => gdn_train::Batch::Fixed { b: *b, t: *t },
-        Batch::Packed { cu_seqlens } => gdn_train::Batch::Packed { cu_seqlens: cu_seqlens.clone() },
-    };
+    let (config, batch) = (p.config, batch.clone());
     let options =
         TapeOptions { initial_state: true, final_state_grad: true, conv_state: true, ..TapeOptions::default() };
     let tape = Tape::new(ctx, config, batch, options).expect("tape");

@@ -51,7 +51,7 @@ fn four_tokens_a_step_match_the_one_shot_forward() {
 #[test]
 fn bad_steps_are_refused_by_name_and_write_nothing() {
     let ctx = context();
-    let config = gdn_train::LayerConfig::new(1, 2, 16, 16, 4);
+    let config = gdn_train::LayerConfig::new(1, 2, 16, 16, 4).unwrap();
     let pool = StatePool::new(ctx, config, 3).unwrap();
     let (a_log, dt_bias, norm, conv) = (vec![0.5; 2], vec![0.0; 2], vec![1.0; 16], vec![0.1; config.channels() * 4]);
     let params = Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv };

@@ -30,6 +30,17 @@ impl Batch {
         }
     }
 
+    /// Tokens of the batch, before any offsets are laid out: `B·T` (checked) or the packed batch's
+    /// last offset.
+    pub fn tokens(&self) -> Result<usize, Error> {
+        match self {
+            Batch::Fixed { b, t } => b
+                .checked_mul(*t)
+                .ok_or_else(|| Error::TooLarge { name: "batch", reason: format!("B·T = {b} · {t} overflows usize") }),
+            Batch::Packed { cu_seqlens } => Ok(cu_seqlens.last().copied().unwrap_or(0)),
+        }
+    }
+
     /// Number of sequences (the leading dim of `h0`/`hT`).
     pub fn sequence_count(&self) -> usize {
         match self {
@@ -46,9 +57,10 @@ pub struct Sequences {
 }
 
 impl Sequences {
-    /// Checks the batch: positive sizes, or offsets that start at 0, strictly increase and, when
-    /// `tokens` is given, end at it.
+    /// Checks the batch: positive sizes whose product fits `usize`, or offsets that start at 0,
+    /// strictly increase and, when `tokens` is given, end at it.
     pub fn new(batch: &Batch, tokens: Option<usize>) -> Result<Self, Error> {
+        batch.tokens()?;
         let offsets = match batch {
             Batch::Fixed { b, t } => {
                 if *b == 0 {

@@ -48,6 +48,11 @@ impl LayerConfig {
         Ok(())
     }
 
+    /// Elements of one head's state, `dk·dv`.
+    pub fn state_size(&self) -> usize {
+        self.dk * self.dv
+    }
+
     /// Value heads per key head.
     pub fn rep(&self) -> usize {
         self.nv / self.nk

@@ -43,6 +43,14 @@ pub enum Error {
         /// What is wrong with them.
         reason: String,
     },
+    /// A size whose arithmetic overflows.
+    #[error("{name}: {reason}")]
+    TooLarge {
+        /// The size (`batch`, …).
+        name: &'static str,
+        /// What overflows.
+        reason: String,
+    },
     /// A non-finite value in an input tensor.
     #[error("{name}: element {index} is not finite ({value})")]
     NotFinite {

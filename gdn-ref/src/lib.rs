@@ -51,6 +51,7 @@ mod layer;
 mod params;
 pub mod sample;
 mod scalar;
+mod tensor;
 mod window;
 
 pub use batch::{Batch, Sequences};
@@ -59,3 +60,4 @@ pub use error::Error;
 pub use io::{ForwardResult, Gradients, LayerInputs, OutputGrads};
 pub use layer::Layer;
 pub use params::LayerParams;
+pub use tensor::{Presence, Role, Tensor};

@@ -277,7 +277,7 @@ impl Decoder {
             ckpt_interval: 1,
             has_h0: 1,
             has_dht: 0,
-            rms_eps: config.rms_eps,
+            rms_eps: config.rms_eps as f32,
             gate_parts: 0,
             has_conv_state: 1,
             pad: [0; 2],

@@ -32,10 +32,13 @@ pub enum Error {
         /// wgpu's message.
         reason: String,
     },
-    /// A layer size that is invalid.
+    /// The layer's sizes or the batch are invalid (gdn-ref's checks, one text per mistake).
+    #[error(transparent)]
+    Layer(#[from] gdn_ref::Error),
+    /// A size or knob that is invalid.
     #[error("{name}: {reason}")]
     Config {
-        /// The size (`nk`, `nv`, `kk`, …).
+        /// The size or knob (`checkpoint_interval`, `chunk`, `kk`, `slots`, …).
         name: &'static str,
         /// What is wrong.
         reason: String,
@@ -63,14 +66,6 @@ pub enum Error {
         /// The tensor.
         name: &'static str,
         /// What the tape expects.
-        reason: String,
-    },
-    /// Offsets of a packed batch that do not describe non-empty sequences.
-    #[error("cu_seqlens {got:?}: {reason}")]
-    Offsets {
-        /// The offsets given.
-        got: Vec<usize>,
-        /// What is wrong.
         reason: String,
     },
     /// A pass or a read before the pass it depends on has run on the tape: a backward before any
@@ -137,6 +132,20 @@ pub enum Error {
         /// wgpu's message.
         message: String,
     },
+}
+
+impl From<gdn_wgsl::plan::PlanError> for Error {
+    fn from(e: gdn_wgsl::plan::PlanError) -> Self {
+        use gdn_wgsl::plan::PlanError;
+        match e {
+            PlanError::Layer(e) => Error::Layer(e),
+            PlanError::UnsupportedDims(e) => Error::UnsupportedDims(e),
+            PlanError::NoVariant(e) => Error::NoVariant(e),
+            PlanError::Knob { name, reason } | PlanError::TooLarge { name, reason } => Error::Config { name, reason },
+            PlanError::Unsupported { option, reason } => Error::Unsupported { option, reason },
+            e => Error::Device { during: "laying out the layer's plan".into(), message: e.to_string() },
+        }
+    }
 }
 
 /// Result with this crate's error.

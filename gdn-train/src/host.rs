@@ -2,8 +2,8 @@
 //! read the results back — for tests, tools and callers that keep their tensors on the host. Each
 //! call holds the tape's lock from its first upload to its last read-back (see [`Tape`]).
 
+use crate::Tensor;
 use crate::progress::Progress;
-use crate::tape_buffer::TapeBuffer;
 use crate::{Error, Pass, Result, Tape};
 
 /// The layer's parameters, row-major f32: `a_log`, `dt_bias` `[nv]`, `norm` `[dv]`, `conv` `[C, kk]`.
@@ -19,7 +19,7 @@ pub struct Params<'a> {
     pub conv: &'a [f32],
 }
 
-/// The inputs of one forward, token-major f32 (see [`TapeBuffer`] for the shapes).
+/// The inputs of one forward, token-major f32 (see [`Tensor`] for the shapes).
 #[derive(Debug, Clone, Copy)]
 pub struct Inputs<'a> {
     /// `[tokens, C]`.
@@ -76,16 +76,16 @@ pub struct Gradients {
 }
 
 /// Slices to upload into the tape, every one checked before any is written.
-type Uploads<'a> = Vec<(TapeBuffer, &'a [f32])>;
+type Uploads<'a> = Vec<(Tensor, &'a [f32])>;
 
 impl Tape {
     /// Uploads the parameters. A rejected call writes none of them.
     pub fn write_params(&self, params: &Params) -> Result<()> {
         let uploads = self.checked(vec![
-            (TapeBuffer::ALog, params.a_log),
-            (TapeBuffer::DtBias, params.dt_bias),
-            (TapeBuffer::Norm, params.norm),
-            (TapeBuffer::Conv, params.conv),
+            (Tensor::ALog, params.a_log),
+            (Tensor::DtBias, params.dt_bias),
+            (Tensor::Norm, params.norm),
+            (Tensor::Conv, params.conv),
         ])?;
         self.upload_all(&self.lock(), &uploads);
         Ok(())
@@ -108,7 +108,7 @@ impl Tape {
     /// Uploads the gradient arriving at the final conv state, `[sequences, kk − 1, C]` (tapes with
     /// `conv_state`). The backward reads it as it was last written: zero on a new tape.
     pub fn write_final_conv_state_grad(&self, d: &[f32]) -> Result<()> {
-        let upload = self.optional(TapeBuffer::DfinalConvState, Some(d), self.options().conv_state, "conv_state")?;
+        let upload = self.optional(Tensor::DfinalConvState, Some(d), self.options().conv_state, "conv_state")?;
         self.upload_all(&self.lock(), &upload.into_iter().collect());
         Ok(())
     }
@@ -116,21 +116,21 @@ impl Tape {
     /// The inputs of a forward, checked.
     fn input_uploads<'a>(&self, inputs: &Inputs<'a>) -> Result<Uploads<'a>> {
         let mut uploads = self.checked(vec![
-            (TapeBuffer::Qkv, inputs.qkv),
-            (TapeBuffer::Z, inputs.z),
-            (TapeBuffer::A, inputs.a),
-            (TapeBuffer::B, inputs.b),
+            (Tensor::Qkv, inputs.qkv),
+            (Tensor::Z, inputs.z),
+            (Tensor::A, inputs.a),
+            (Tensor::B, inputs.b),
         ])?;
         let options = self.options();
-        uploads.extend(self.optional(TapeBuffer::H0, inputs.h0, options.initial_state, "initial_state")?);
-        uploads.extend(self.optional(TapeBuffer::ConvState, inputs.conv_state, options.conv_state, "conv_state")?);
+        uploads.extend(self.optional(Tensor::H0, inputs.h0, options.initial_state, "initial_state")?);
+        uploads.extend(self.optional(Tensor::ConvState, inputs.conv_state, options.conv_state, "conv_state")?);
         Ok(uploads)
     }
 
     /// The gradients arriving at the outputs, checked.
     fn output_grad_uploads<'a>(&self, dout: &'a [f32], dht: Option<&'a [f32]>) -> Result<Uploads<'a>> {
-        let mut uploads = self.checked(vec![(TapeBuffer::Dout, dout)])?;
-        uploads.extend(self.optional(TapeBuffer::Dht, dht, self.options().final_state_grad, "final_state_grad")?);
+        let mut uploads = self.checked(vec![(Tensor::Dout, dout)])?;
+        uploads.extend(self.optional(Tensor::Dht, dht, self.options().final_state_grad, "final_state_grad")?);
         Ok(uploads)
     }
 
@@ -147,11 +147,11 @@ impl Tape {
     /// window with `kk = 1` included).
     fn optional<'a>(
         &self,
-        which: TapeBuffer,
+        which: Tensor,
         data: Option<&'a [f32]>,
         room: bool,
         option: &str,
-    ) -> Result<Option<(TapeBuffer, &'a [f32])>> {
+    ) -> Result<Option<(Tensor, &'a [f32])>> {
         let reason = match (data, room) {
             (Some([]), true) if self.len(which) == 0 => return Ok(None),
             (Some(data), true) => return self.check_write(which, data).map(|()| Some((which, data))),
@@ -204,9 +204,9 @@ impl Tape {
 
     fn outputs_held(&self, progress: &Progress) -> Result<Outputs> {
         Ok(Outputs {
-            out: self.read_held(progress, TapeBuffer::Out)?,
-            ht: self.read_held(progress, TapeBuffer::Ht)?,
-            conv_state: self.read_optional(progress, TapeBuffer::FinalConvState, self.options().conv_state)?,
+            out: self.read_held(progress, Tensor::Out)?,
+            ht: self.read_held(progress, Tensor::Ht)?,
+            conv_state: self.read_optional(progress, Tensor::FinalConvState, self.options().conv_state)?,
         })
     }
 
@@ -214,21 +214,21 @@ impl Tape {
         let read = |which| self.read_held(progress, which);
         let options = self.options();
         Ok(Gradients {
-            dqkv: read(TapeBuffer::Dqkv)?,
-            dz: read(TapeBuffer::Dz)?,
-            da: read(TapeBuffer::Da)?,
-            db: read(TapeBuffer::Db)?,
-            dh0: self.read_optional(progress, TapeBuffer::Dh0, options.initial_state)?,
-            da_log: read(TapeBuffer::DaLog)?,
-            ddt_bias: read(TapeBuffer::DdtBias)?,
-            dnorm: read(TapeBuffer::Dnorm)?,
-            dconv: read(TapeBuffer::Dconv)?,
-            dconv_state: self.read_optional(progress, TapeBuffer::DconvState, options.conv_state)?,
+            dqkv: read(Tensor::Dqkv)?,
+            dz: read(Tensor::Dz)?,
+            da: read(Tensor::Da)?,
+            db: read(Tensor::Db)?,
+            dh0: self.read_optional(progress, Tensor::Dh0, options.initial_state)?,
+            da_log: read(Tensor::DaLog)?,
+            ddt_bias: read(Tensor::DdtBias)?,
+            dnorm: read(Tensor::Dnorm)?,
+            dconv: read(Tensor::Dconv)?,
+            dconv_state: self.read_optional(progress, Tensor::DconvState, options.conv_state)?,
         })
     }
 
     /// Reads `which` back when the tape has room for it (`room`).
-    fn read_optional(&self, progress: &Progress, which: TapeBuffer, room: bool) -> Result<Option<Vec<f32>>> {
+    fn read_optional(&self, progress: &Progress, which: Tensor, room: bool) -> Result<Option<Vec<f32>>> {
         if room { self.read_held(progress, which).map(Some) } else { Ok(None) }
     }
 }

@@ -25,7 +25,7 @@
 //! use gdn_train::{Batch, Context, Inputs, LayerConfig, Params, Tape, TapeOptions};
 //!
 //! let ctx = Context::new()?;
-//! let config = LayerConfig::new(16, 32, 128, 128, 4);
+//! let config = LayerConfig::new(16, 32, 128, 128, 4)?;
 //! let tape = Tape::new(&ctx, config, Batch::Fixed { b: 2, t: 1024 }, TapeOptions::default())?;
 //! # let (a_log, dt_bias, norm, conv) = (vec![0.0; 32], vec![0.0; 32], vec![1.0; 128], vec![0.0; config.channels() * 4]);
 //! # let tokens = 2 * 1024;
@@ -37,34 +37,29 @@
 //! ```
 
 mod buffers;
-mod chunked;
 mod config;
 mod context;
 mod decode;
 mod error;
-mod family;
 mod host;
-mod passes;
 mod pipelines;
 mod plan;
 mod progress;
-mod recurrent;
 mod state_pool;
 mod tape;
-mod tape_buffer;
 mod timestamps;
 mod timing;
 
-pub use config::{Batch, LayerConfig, TapeOptions};
+pub use config::TapeOptions;
 pub use context::{Context, ContextOptions, UNADVERTISED_TENSOR_CORES};
 pub use decode::{DecodeBuffer, DecodeCapacity, DecodeInputs, Decoder};
 pub use error::{Error, Result};
-pub use family::Family;
+pub use gdn_ref::{Batch, LayerConfig, Tensor};
+pub use gdn_wgsl::plan::{Family, PlanError};
 pub use gdn_wgsl::{MAX_DECODE_TOKENS, NoVariant, Precision, UnsupportedDims};
 pub use host::{Gradients, Inputs, Outputs, Params};
 pub use pipelines::overridden as kernel_override;
 pub use state_pool::{SlotState, StatePool};
 pub use tape::Tape;
-pub use tape_buffer::TapeBuffer;
 pub use timing::{Clock, Pass};
 pub use wgpu;

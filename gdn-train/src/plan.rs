@@ -1,27 +1,14 @@
-//! A recorded sequence of dispatches, in two steps: a [`Plan`] lists each kernel, its grid and
-//! which tape buffer fills each of its bindings, before any buffer exists (so that a tape allocates
-//! only what its plans bind); [`Plan::bind`] resolves the bindings once against the tape's buffers.
-//! Forward and backward are each one such plan, encoded into one compute pass.
+//! A layer plan's stages bound to a tape's buffers: each stage's pipeline (built or reused), its
+//! grid folded under the device's limit, and its bind group resolved once by typed buffer id.
+//! Forward and backward are each one such list, encoded into one compute pass.
 
 use crate::pipelines::KernelPipeline;
 use crate::timestamps::Timestamps;
 use crate::{Context, Error, Result};
-use gdn_wgsl::{HeadDims, Kernel};
+use gdn_wgsl::HeadDims;
+use gdn_wgsl::plan::{BufferId, Stage};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-/// One dispatch, not yet bound: its pipeline, its grid and the tape buffer of each binding.
-struct Step {
-    pipeline: Arc<KernelPipeline>,
-    grid: (u32, u32),
-    buffers: Vec<&'static str>,
-}
-
-/// Dispatches in order, their bindings named.
-#[derive(Default)]
-pub(crate) struct Plan {
-    steps: Vec<Step>,
-}
 
 /// One bound dispatch.
 struct Dispatch {
@@ -30,73 +17,49 @@ struct Dispatch {
     grid: (u32, u32),
 }
 
-/// A plan bound to a tape's buffers, ready to encode.
+/// Stages bound to a tape's buffers, ready to encode.
 pub(crate) struct Bound {
     dispatches: Vec<Dispatch>,
 }
 
-/// Buffers by name: a kernel's binding names, or the names `overrides` give instead.
-pub(crate) type Named<'a> = HashMap<&'static str, &'a wgpu::Buffer>;
-
-impl Plan {
-    /// Appends `kernel` over `grid` workgroups; each binding takes the tape buffer of its own name,
-    /// or the one `overrides` names for it (`("total", "dconv")` binds buffer dconv to the role
-    /// total, for this dispatch only).
-    pub fn push(
-        &mut self,
+impl Bound {
+    /// Binds every stage to `buffers`, which hold every buffer the stages bind (the plan lays out
+    /// exactly those).
+    pub fn new(
         ctx: &Context,
-        kernel: Kernel,
         dims: HeadDims,
-        grid: (u32, u32),
-        overrides: &[(&'static str, &'static str)],
-    ) -> Result<()> {
-        let pipeline = ctx.pipelines().get(ctx, kernel, dims)?;
-        let buffers = pipeline
-            .source
-            .bindings
+        stages: &[Stage],
+        buffers: &HashMap<BufferId, (wgpu::Buffer, usize)>,
+    ) -> Result<Self> {
+        let dispatches = stages
             .iter()
-            .map(|binding| overrides.iter().find(|(role, _)| *role == binding.name).map_or(binding.name, |o| o.1))
-            .collect();
-        self.steps.push(Step { pipeline, grid, buffers });
-        Ok(())
-    }
-
-    /// Every tape buffer the plan binds.
-    pub fn buffer_names(&self) -> impl Iterator<Item = &'static str> + '_ {
-        self.steps.iter().flat_map(|step| step.buffers.iter().copied())
-    }
-
-    /// Resolves every binding in `buffers`, which must hold each of [`Plan::buffer_names`].
-    pub fn bind(self, ctx: &Context, buffers: &Named) -> Bound {
-        let dispatches = self
-            .steps
-            .into_iter()
-            .map(|step| {
-                let kernel = step.pipeline.source.kernel.name();
-                let entries = step
-                    .buffers
+            .map(|stage| {
+                let pipeline = ctx.pipelines().get(ctx, stage.kernel, dims)?;
+                let kernel = stage.kernel.name();
+                let entries = stage
+                    .bindings
                     .iter()
                     .enumerate()
-                    .map(|(slot, name)| {
-                        let buffer = buffers.get(name).unwrap_or_else(|| {
-                            panic!("the tape allocates every buffer its plans bind: {name} of {kernel}")
-                        });
-                        wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() }
+                    .map(|(slot, id)| {
+                        let (buffer, _) = buffers.get(id).ok_or_else(|| Error::Device {
+                            during: format!("binding {kernel}"),
+                            message: format!("the plan binds {}, which it does not lay out", id.name()),
+                        })?;
+                        Ok(wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() })
                     })
-                    .collect::<Vec<_>>();
+                    .collect::<Result<Vec<_>>>()?;
                 let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
                     label: Some(kernel),
-                    layout: &step.pipeline.layout,
+                    layout: &pipeline.layout,
                     entries: &entries,
                 });
-                Dispatch { pipeline: step.pipeline, bind_group, grid: step.grid }
+                let grid = folded(ctx, kernel, stage.workgroups)?;
+                Ok(Dispatch { pipeline, bind_group, grid })
             })
-            .collect();
-        Bound { dispatches }
+            .collect::<Result<_>>()?;
+        Ok(Self { dispatches })
     }
-}
 
-impl Bound {
     /// Records every dispatch into one compute pass.
     pub fn encode(
         &self,

@@ -2,8 +2,9 @@
 //! before the pass that writes it would return stale zeros or NaN. [`Progress`] records the passes
 //! recorded or submitted and refuses, with [`Error::Order`], what comes too early.
 
-use crate::tape_buffer::TapeBuffer;
+use crate::Tensor;
 use crate::{Error, Pass, Result};
+use gdn_ref::Role;
 
 /// The passes that have run on a tape (recorded into a caller's encoder, submitted or timed).
 #[derive(Debug, Default)]
@@ -33,11 +34,11 @@ impl Progress {
     }
 
     /// Refuses a read of a buffer the kernels write before the pass that writes it has run.
-    pub fn check_read(&self, which: TapeBuffer) -> Result<()> {
-        let (needed, ran) = match which.computed_by() {
-            Some(Pass::Forward) => ("forward", self.forward),
-            Some(Pass::Backward) => ("backward", self.backward),
-            None => return Ok(()),
+    pub fn check_read(&self, which: Tensor) -> Result<()> {
+        let (needed, ran) = match which.role() {
+            Role::Output => ("forward", self.forward),
+            Role::Gradient => ("backward", self.backward),
+            Role::Input | Role::Parameter | Role::OutputGrad => return Ok(()),
         };
         if ran {
             return Ok(());

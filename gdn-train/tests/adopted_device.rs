@@ -23,7 +23,7 @@ fn engine_device(own_limits: bool) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue)
 }
 
 fn tape(ctx: &Context, family: Family) -> gdn_train::Result<Tape> {
-    let config = LayerConfig::new(1, 2, 16, 16, 4);
+    let config = LayerConfig::new(1, 2, 16, 16, 4).unwrap();
     let options = TapeOptions { family: Some(family), ..TapeOptions::default() };
     Tape::new(ctx, config, Batch::Packed { cu_seqlens: vec![0, 5, 21] }, options)
 }

@@ -2,8 +2,7 @@
 //! The tests that need a device fail (they do not skip) when there is no adapter.
 
 use gdn_train::{
-    Batch, Context, ContextOptions, Error, Family, Inputs, LayerConfig, Params, Precision, Tape, TapeBuffer,
-    TapeOptions,
+    Batch, Context, ContextOptions, Error, Family, Inputs, LayerConfig, Params, Precision, Tape, TapeOptions, Tensor,
 };
 use std::sync::OnceLock;
 
@@ -13,7 +12,12 @@ fn context() -> &'static Context {
 }
 
 fn small() -> LayerConfig {
-    LayerConfig::new(1, 2, 16, 16, 4)
+    sizes(1, 2, 16, 16, 4)
+}
+
+/// A layer of these sizes, unchecked: the tape checks them.
+fn sizes(nk: usize, nv: usize, dk: usize, dv: usize, kk: usize) -> LayerConfig {
+    LayerConfig { nk, nv, dk, dv, kk, rms_eps: 1e-6 }
 }
 
 #[test]
@@ -32,9 +36,9 @@ fn layer_sizes_are_checked() {
     let ctx = context();
     let fixed = Batch::Fixed { b: 1, t: 4 };
     let tape = |config| Tape::new(ctx, config, fixed.clone(), TapeOptions::default()).err().expect("rejected");
-    assert!(matches!(tape(LayerConfig::new(2, 3, 16, 16, 4)), Error::Config { name: "nv", .. }));
-    assert!(matches!(tape(LayerConfig::new(1, 1, 16, 16, 0)), Error::Config { name: "kk", .. }));
-    let err = tape(LayerConfig::new(1, 1, 100, 16, 4));
+    assert!(matches!(tape(sizes(2, 3, 16, 16, 4)), Error::Layer(gdn_ref::Error::HeadRatio { nk: 2, nv: 3 })));
+    assert!(matches!(tape(sizes(1, 1, 16, 16, 0)), Error::Layer(gdn_ref::Error::Empty { name: "kk" })));
+    let err = tape(sizes(1, 1, 100, 16, 4));
     let sizes = gdn_wgsl::SUPPORTED_SIZES;
     assert_eq!(
         err.to_string(),
@@ -53,10 +57,10 @@ fn layer_sizes_are_checked() {
 fn batch_layouts_are_checked() {
     let ctx = context();
     let tape = |batch| Tape::new(ctx, small(), batch, TapeOptions::default()).err().expect("rejected");
-    assert!(matches!(tape(Batch::Fixed { b: 0, t: 4 }), Error::Config { name: "batch", .. }));
+    assert!(matches!(tape(Batch::Fixed { b: 0, t: 4 }), Error::Layer(gdn_ref::Error::Empty { name: "B" })));
     for (cu, reason) in [(vec![0, 3, 3], "strictly increase"), (vec![1, 4], "start at 0"), (vec![0], "at least")] {
         match tape(Batch::Packed { cu_seqlens: cu.clone() }) {
-            Error::Offsets { got, reason: r } => assert!(got == cu && r.contains(reason), "{r}"),
+            Error::Layer(gdn_ref::Error::Offsets { got, reason: r }) => assert!(got == cu && r.contains(reason), "{r}"),
             other => panic!("{other:?}"),
         }
     }
@@ -67,7 +71,7 @@ fn host_slices_are_checked() {
     let ctx = context();
     let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, TapeOptions::default()).unwrap();
     let channels = small().channels();
-    let err = tape.write(TapeBuffer::Qkv, &vec![0.0; 6 * channels - 1]).unwrap_err();
+    let err = tape.write(Tensor::Qkv, &vec![0.0; 6 * channels - 1]).unwrap_err();
     assert_eq!(err, Error::Length { name: "qkv", expected: 6 * channels, got: 6 * channels - 1 });
     assert_eq!(err.to_string(), format!("qkv: expected {} elements, got {}", 6 * channels, 6 * channels - 1));
     let conv = vec![0.0; channels * 4];
@@ -81,7 +85,7 @@ fn host_slices_are_checked() {
         tape.write_output_grads(&[0.0; 6 * 32], Some(&[0.0; 512])),
         Err(Error::Presence { name: "dht", .. })
     ));
-    assert!(matches!(tape.write(TapeBuffer::Dh0, &[]), Err(Error::Presence { name: "dh0", .. })));
+    assert!(matches!(tape.write(Tensor::Dh0, &[]), Err(Error::Presence { name: "dh0", .. })));
 }
 
 #[test]
@@ -102,7 +106,7 @@ fn conv_state_slices_are_checked() {
 
     let options = TapeOptions { conv_state: true, ..TapeOptions::default() };
     let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
-    assert_eq!(tape.len(TapeBuffer::ConvState), 2 * 3 * channels);
+    assert_eq!(tape.len(Tensor::ConvState), 2 * 3 * channels);
     assert!(matches!(tape.write_inputs(&inputs(None)), Err(Error::Presence { name: "conv_state", .. })));
     assert_eq!(
         tape.write_inputs(&inputs(Some(&window[1..]))).unwrap_err(),
@@ -111,7 +115,7 @@ fn conv_state_slices_are_checked() {
     assert!(tape.write_inputs(&inputs(Some(&window))).is_ok());
 
     // kk = 1: the window is empty, and an empty slice is the only one that fits.
-    let kk1 = Tape::new(ctx, LayerConfig::new(1, 2, 16, 16, 1), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
+    let kk1 = Tape::new(ctx, sizes(1, 2, 16, 16, 1), Batch::Fixed { b: 2, t: 3 }, options).unwrap();
     assert_eq!(kk1.run_forward(&inputs(Some(&[]))).unwrap().conv_state, Some(Vec::new()));
 }
 
@@ -119,7 +123,7 @@ fn conv_state_slices_are_checked() {
 fn buffers_beyond_the_device_limits_are_refused_before_allocation() {
     let ctx = context();
     let limit = ctx.device().limits().max_storage_buffer_binding_size;
-    let config = LayerConfig::new(16, 64, 128, 128, 4);
+    let config = sizes(16, 64, 128, 128, 4);
     let t = (limit / 4 / config.channels() as u64 + 1) as usize;
     match Tape::new(ctx, config, Batch::Fixed { b: 1, t }, TapeOptions::default()) {
         Err(Error::Limit { what, limit: name, needed, available }) => {
@@ -163,9 +167,9 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
         let options = TapeOptions { family, ..TapeOptions::default() };
         Tape::new(ctx, small(), batch, options).expect("valid").family()
     };
-    let picked = Family::picked(ctx, true, Precision::F32);
+    let picked = Family::picked(ctx.is_software(), true, Precision::F32);
     // Tensor-core products are the chunked family's, forward-only or not.
-    assert_eq!(Family::picked(ctx, false, Precision::TensorCore), Family::chunked());
+    assert_eq!(Family::picked(ctx.is_software(), false, Precision::TensorCore), Family::chunked());
     assert_eq!(runs(None, Batch::Fixed { b: 1, t: 200 }), picked);
     assert_eq!(runs(None, Batch::Fixed { b: 4, t: 1 }), picked.fitted(1, Precision::F32));
     let chunked = Some(Family::chunked());
@@ -194,17 +198,14 @@ fn a_backward_before_any_forward_and_a_read_before_its_pass_are_refused() {
     );
     assert_eq!(order(tape.backward()), order(tape.run_backward(&dout, None).map(|_| ())));
     assert_eq!(order(tape.read_outputs().map(|_| ())), "out: the forward that writes it has not run on this tape");
-    assert_eq!(order(tape.read(TapeBuffer::Ht).map(|_| ())), "ht: the forward that writes it has not run on this tape");
+    assert_eq!(order(tape.read(Tensor::Ht).map(|_| ())), "ht: the forward that writes it has not run on this tape");
     assert_eq!(order(tape.read_gradients().map(|_| ())), "dqkv: the backward that writes it has not run on this tape");
     // What the caller writes reads back at any time.
-    assert_eq!(tape.read(TapeBuffer::Qkv).unwrap(), vec![0.0; qkv.len()]);
+    assert_eq!(tape.read(Tensor::Qkv).unwrap(), vec![0.0; qkv.len()]);
 
     let outputs = tape.run_forward(&inputs).unwrap();
     assert!(outputs.out.iter().all(|x| x.is_finite()) && outputs.out.iter().any(|&x| x != 0.0));
-    assert_eq!(
-        order(tape.read(TapeBuffer::Da).map(|_| ())),
-        "da: the backward that writes it has not run on this tape"
-    );
+    assert_eq!(order(tape.read(Tensor::Da).map(|_| ())), "da: the backward that writes it has not run on this tape");
     let grads = tape.run_backward(&dout, None).unwrap();
     assert!(grads.dqkv.iter().all(|x| x.is_finite()) && grads.dqkv.iter().any(|&x| x != 0.0));
 }
@@ -221,20 +222,20 @@ fn a_rejected_call_writes_nothing() {
     // z one element short: refused after qkv was checked, and qkv keeps its old values.
     let err = tape.run_forward(&inputs(&new_qkv, &[1.0; 6 * 32 - 1])).unwrap_err();
     assert_eq!(err, Error::Length { name: "z", expected: 6 * 32, got: 6 * 32 - 1 });
-    assert_eq!(tape.read(TapeBuffer::Qkv).unwrap(), old_qkv);
-    assert_eq!(tape.read(TapeBuffer::Z).unwrap(), vec![1.0; 6 * 32]);
+    assert_eq!(tape.read(Tensor::Qkv).unwrap(), old_qkv);
+    assert_eq!(tape.read(Tensor::Z).unwrap(), vec![1.0; 6 * 32]);
 
     let conv = vec![0.25; channels * 4];
     let params = |a_log, conv| Params { a_log, dt_bias: &[0.0; 2], norm: &[1.0; 16], conv };
     tape.write_params(&params(&[0.5; 2], &conv)).unwrap();
     let err = tape.write_params(&params(&[3.0; 2], &conv[1..])).unwrap_err();
     assert_eq!(err, Error::Length { name: "conv", expected: channels * 4, got: channels * 4 - 1 });
-    assert_eq!(tape.read(TapeBuffer::ALog).unwrap(), vec![0.5; 2]);
+    assert_eq!(tape.read(Tensor::ALog).unwrap(), vec![0.5; 2]);
 
     // dhT missing from a tape made with final_state_grad: dout keeps its old values.
     tape.write_output_grads(&[1.0; 6 * 32], Some(&[0.0; 1024])).unwrap();
     assert!(matches!(tape.write_output_grads(&[7.0; 6 * 32], None), Err(Error::Presence { name: "dht", .. })));
-    assert_eq!(tape.read(TapeBuffer::Dout).unwrap(), vec![1.0; 6 * 32]);
+    assert_eq!(tape.read(Tensor::Dout).unwrap(), vec![1.0; 6 * 32]);
 }
 
 #[test]
@@ -260,10 +261,10 @@ fn absurd_sizes_are_typed_errors_naming_the_argument_before_any_allocation() {
     // Layer sizes whose products overflow, or exceed the kernels' u32 indices.
     let fixed = Batch::Fixed { b: 1, t: 4 };
     for (config, name) in [
-        (LayerConfig::new(1 << 62, 1 << 62, 16, 16, 4), "nk"),
-        (LayerConfig::new(1, 1 << 62, 16, 16, 4), "nv"),
-        (LayerConfig::new(1, 1 << 28, 16, 16, 4), "nv"),
-        (LayerConfig::new(1, 2, 16, 16, usize::MAX), "kk"),
+        (sizes(1 << 62, 1 << 62, 16, 16, 4), "nk"),
+        (sizes(1, 1 << 62, 16, 16, 4), "nv"),
+        (sizes(1, 1 << 28, 16, 16, 4), "nv"),
+        (sizes(1, 2, 16, 16, usize::MAX), "kk"),
     ] {
         match refused(config, fixed.clone()) {
             Error::Config { name: got, reason } => {

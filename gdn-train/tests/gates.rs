@@ -32,7 +32,8 @@ fn extreme_gates_are_finite_wherever_the_reference_is() {
 
     for family in [Family::recurrent(), Family::chunked()] {
         let options = TapeOptions { family: Some(family), ..TapeOptions::default() };
-        let tape = Tape::new(&ctx, LayerConfig::new(1, nv, 16, 16, 4), Batch::Fixed { b, t }, options).unwrap();
+        let tape =
+            Tape::new(&ctx, LayerConfig::new(1, nv, 16, 16, 4).unwrap(), Batch::Fixed { b, t }, options).unwrap();
         let (a_log, dt_bias, norm, conv) =
             (to_f32(&params.a_log), to_f32(&params.dt_bias), to_f32(&params.norm), to_f32(&params.conv));
         tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv }).unwrap();

@@ -30,7 +30,8 @@ fn the_conv_weight_sum_over_more_columns_than_a_grid_dimension_matches_the_refer
     let want = layer.backward(&x, &grads).unwrap();
 
     let options = TapeOptions { family: Some(Family::recurrent()), ..TapeOptions::default() };
-    let tape = Tape::new(&ctx, LayerConfig::new(nk, nv, d, d, kk), Batch::Fixed { b: 1, t: 2 }, options).unwrap();
+    let tape =
+        Tape::new(&ctx, LayerConfig::new(nk, nv, d, d, kk).unwrap(), Batch::Fixed { b: 1, t: 2 }, options).unwrap();
     let (a_log, dt_bias, norm, conv) =
         (to_f32(&params.a_log), to_f32(&params.dt_bias), to_f32(&params.norm), to_f32(&params.conv));
     tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv }).unwrap();

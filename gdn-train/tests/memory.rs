@@ -3,38 +3,13 @@
 
 mod common;
 use common::values;
-use gdn_train::{Batch, Context, Error, Family, Inputs, LayerConfig, Params, Tape, TapeBuffer, TapeOptions};
-
-const EVERY_BUFFER: [TapeBuffer; 22] = [
-    TapeBuffer::Qkv,
-    TapeBuffer::Z,
-    TapeBuffer::A,
-    TapeBuffer::B,
-    TapeBuffer::H0,
-    TapeBuffer::ALog,
-    TapeBuffer::DtBias,
-    TapeBuffer::Norm,
-    TapeBuffer::Conv,
-    TapeBuffer::Out,
-    TapeBuffer::Ht,
-    TapeBuffer::Dout,
-    TapeBuffer::Dht,
-    TapeBuffer::Dqkv,
-    TapeBuffer::Dz,
-    TapeBuffer::Da,
-    TapeBuffer::Db,
-    TapeBuffer::Dh0,
-    TapeBuffer::DaLog,
-    TapeBuffer::DdtBias,
-    TapeBuffer::Dnorm,
-    TapeBuffer::Dconv,
-];
+use gdn_train::{Batch, Context, Error, Family, Inputs, LayerConfig, Params, Tape, TapeOptions, Tensor};
 
 #[test]
 fn device_bytes_cover_the_tensors_and_grow_with_tokens() {
     let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
     // nk 1, nv 2, dk = dv = 16, kk 4: C = 2·16 + 2·16 = 64 channels, value width 32.
-    let config = LayerConfig::new(1, 2, 16, 16, 4);
+    let config = LayerConfig::new(1, 2, 16, 16, 4).unwrap();
     // Each family named with a knob no longer than the shortest batch, so that fitting leaves it as
     // it is (the family a tape picks itself depends on the adapter, and its knob on T).
     for family in [Family::Recurrent { checkpoint_interval: 16 }, Family::Chunked { chunk: 16 }] {
@@ -45,7 +20,7 @@ fn device_bytes_cover_the_tensors_and_grow_with_tokens() {
 }
 
 fn grows_with_tokens(short: Tape, long: Tape, longer: Tape) {
-    let visible: usize = EVERY_BUFFER.iter().map(|&b| short.len(b)).sum();
+    let visible: usize = Tensor::ALL.iter().map(|&b| short.len(b)).sum();
     // Per token: qkv, dqkv (64 each), z, out, dout, dz (32 each), a, b, da, db (2 each); per
     // sequence: hT (2·16·16); parameters a_log, dt_bias (2), norm (16), conv (64·4), and their
     // gradients: 32·264 + 512 + 2·276 words.
@@ -62,7 +37,7 @@ fn grows_with_tokens(short: Tape, long: Tape, longer: Tape) {
 #[test]
 fn a_forward_only_tape_holds_less_computes_the_same_forward_and_refuses_the_backward() {
     let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
-    let config = LayerConfig::new(1, 2, 16, 16, 4);
+    let config = LayerConfig::new(1, 2, 16, 16, 4).unwrap();
     let batch = Batch::Packed { cu_seqlens: vec![0, 5, 40] };
     for family in [Family::recurrent(), Family::chunked()] {
         let tape = |backward: bool| {
@@ -95,11 +70,11 @@ fn a_forward_only_tape_holds_less_computes_the_same_forward_and_refuses_the_back
         let (held, full_bytes) = (forward_only.device_bytes(), full.device_bytes());
         println!("{family:?}: forward-only {held} bytes, with the backward {full_bytes}");
         assert!(held * 2 < full_bytes, "{family:?}: a forward-only tape holds {held} bytes of {full_bytes}");
-        assert_eq!(forward_only.len(TapeBuffer::Dqkv), 0);
+        assert_eq!(forward_only.len(Tensor::Dqkv), 0);
         let refused = |r: Result<(), Error>| matches!(r, Err(Error::Unsupported { option: "backward", .. }));
         assert!(refused(forward_only.backward()), "{family:?}: backward refused");
         assert!(refused(forward_only.write_output_grads(&values(tokens * v, 1.0, 0.0), None)));
-        assert!(refused(forward_only.read(TapeBuffer::Dqkv).map(|_| ())));
+        assert!(refused(forward_only.read(Tensor::Dqkv).map(|_| ())));
     }
 }
 
@@ -107,7 +82,7 @@ fn a_forward_only_tape_holds_less_computes_the_same_forward_and_refuses_the_back
 fn the_recurrent_scratch_holds_one_interval_of_states_but_its_last() {
     let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
     // qwen3.5-large at T = 64, the README's CPU-sized run: 64 value heads of 128 × 128 states.
-    let config = LayerConfig::new(16, 64, 128, 128, 4);
+    let config = LayerConfig::new(16, 64, 128, 128, 4).unwrap();
     let tape = |checkpoint_interval| {
         let options = TapeOptions { family: Some(Family::Recurrent { checkpoint_interval }), ..TapeOptions::default() };
         Tape::new(&ctx, config, Batch::Fixed { b: 1, t: 64 }, options)

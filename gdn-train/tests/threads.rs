@@ -13,7 +13,7 @@ fn inputs(d: &[Vec<f32>; 4]) -> Inputs<'_> {
 #[test]
 fn two_threads_running_one_tape_each_get_their_own_outputs() {
     let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
-    let config = LayerConfig::new(1, 2, 16, 16, 4);
+    let config = LayerConfig::new(1, 2, 16, 16, 4).unwrap();
     let tape = Tape::new(&ctx, config, Batch::Fixed { b: 2, t: 8 }, TapeOptions::default()).unwrap();
     let (tokens, c, v) = (tape.tokens(), config.channels(), config.value_width());
     let conv = values(c * 4, 0.3, 0.0);

@@ -26,6 +26,7 @@
 mod assemble;
 mod dims;
 mod kernel;
+pub mod plan;
 mod precision;
 mod tiling;
 mod uniforms;
@@ -73,15 +74,21 @@ pub struct NoVariant {
     pub reason: &'static str,
 }
 
+/// Whether `kernel` is generated for `dims` ([`Kernel::generated_for`]), as a typed error.
+pub(crate) fn has_variant(kernel: Kernel, dims: HeadDims) -> Result<(), NoVariant> {
+    if kernel.generated_for(dims) {
+        return Ok(());
+    }
+    Err(NoVariant {
+        kernel: kernel.name(),
+        dims,
+        reason: "tensor-core kernels need head dims that are multiples of 16 (16 × 16 blocks tile them)",
+    })
+}
+
 /// Generates `kernel` for `dims`.
 pub fn kernel_source(kernel: Kernel, dims: HeadDims) -> Result<KernelSource, NoVariant> {
-    if !kernel.generated_for(dims) {
-        return Err(NoVariant {
-            kernel: kernel.name(),
-            dims,
-            reason: "tensor-core kernels need head dims that are multiples of 16 (16 × 16 blocks tile them)",
-        });
-    }
+    has_variant(kernel, dims)?;
     Ok(KernelSource {
         kernel,
         dims,

@@ -11,7 +11,7 @@ use gdn_train::{Context, DecodeCapacity, DecodeInputs, Decoder, LayerConfig, Par
 
 /// Benches the decode step at each N; an error names what failed to set up.
 pub fn bench(ctx: &Context, criterion: &mut Criterion) -> Result<(), String> {
-    let config = LayerConfig::new(16, 32, 128, 128, 4);
+    let config = LayerConfig::new(16, 32, 128, 128, 4).map_err(|e| e.to_string())?;
     let reference = gdn_ref::LayerConfig::new(16, 32, 128, 128, 4).map_err(|e| e.to_string())?;
     let err = |e: gdn_train::Error| e.to_string();
     let mut group = criterion.benchmark_group("decode");

@@ -19,7 +19,7 @@ pub fn families() -> [(&'static str, Family, Precision); 3] {
 /// A tape of `family` in `precision` at `shape` with parameters, inputs and output gradients
 /// uploaded.
 pub fn tape(ctx: &Context, family: Family, precision: Precision, shape: &Shape) -> Result<Tape, String> {
-    let config = LayerConfig::new(shape.nk, shape.nv, shape.d, shape.d, shape.kk);
+    let config = LayerConfig::new(shape.nk, shape.nv, shape.d, shape.d, shape.kk).map_err(|e| e.to_string())?;
     let options = TapeOptions { family: Some(family), precision, ..TapeOptions::default() };
     let tape = Tape::new(ctx, config, Batch::Fixed { b: shape.b, t: shape.t }, options).map_err(|e| e.to_string())?;
     let reference =

@@ -1,12 +1,12 @@
 //! Kernel families: algorithms for the one part of the layer that differs between them, the gated
 //! delta rule (forward and backward). Everything around it — conv, q/k norms, gates, the gated norm,
-//! the parameter sums — is shared (`passes`). A family names its own buffers, the partial sums of
-//! `dℓ`/`dβ` it hands to the shared gate backward, and its dispatches. Adding a family adds a variant
-//! here and a module beside `recurrent` and `chunked`; the device tests run every family.
+//! the parameter sums — is shared (`shared.rs`). A family names its own buffers, the partial sums of
+//! `dℓ`/`dβ` it hands to the shared gate backward, and its stages. Adding a family adds a variant
+//! here and a module beside `recurrent.rs` and `chunked.rs` (plus its templates).
 
-use crate::plan::Plan;
-use crate::{Context, Error, Result, chunked, recurrent};
-use gdn_wgsl::{HeadDims, MAX_CHUNK, Precision};
+use super::geometry::Geometry;
+use super::{BufferSpec, PlanError, Stages, chunked, recurrent};
+use crate::{HeadDims, MAX_CHUNK, Precision};
 
 /// A family of kernels for the delta rule, with its knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,22 +29,22 @@ pub enum Family {
 }
 
 impl Family {
-    /// The family a tape on `ctx` takes when its options name none (the tape then fits its knob to
-    /// the batch, [`Family::fitted`]), from the times in BENCHMARKS.md; `backward`: whether the tape
-    /// records the backward; `precision`: that of its products.
+    /// The family a layer takes when its caller names none (the plan then fits its knob to the
+    /// batch, [`Family::fitted`]), from the times in BENCHMARKS.md; `software`: whether the adapter
+    /// is a software one; `backward`: whether the backward is recorded; `precision`: that of the
+    /// products.
     /// - Tensor cores: the chunked family, whose products they are (and whose forward, 3.95 ms at
     ///   S1 on the H200, is faster than the recurrent one's 4.55).
     /// - On a GPU in f32, for training the chunked family: on the H200 its step (forward +
     ///   backward) is 4.5× to 7× faster than the recurrent one at every shape where both run, from
     ///   128-token sequences and 128 tokens per step up, and the recurrent family cannot hold its
-    ///   backward's scratch for thousands of shorter sequences (shorter sequences are not measured
-    ///   yet). For a forward-only tape the recurrent family, whose forward is faster there (4.55
-    ///   against 4.94 ms at S1).
+    ///   backward's scratch for thousands of shorter sequences. For a forward-only tape the
+    ///   recurrent family, whose forward is faster there (4.55 against 4.94 ms at S1).
     /// - On a software adapter (lavapipe) in f32, the recurrent family: 3.7× faster at 2 × 64
     ///   tokens and 28× at a decode step, the chunked family's 256-invocation workgroups and
     ///   barriers being costly on a CPU.
-    pub fn picked(ctx: &Context, backward: bool, precision: Precision) -> Self {
-        if precision == Precision::TensorCore || (backward && !ctx.is_software()) {
+    pub fn picked(software: bool, backward: bool, precision: Precision) -> Self {
+        if precision == Precision::TensorCore || (backward && !software) {
             Family::chunked()
         } else {
             Family::recurrent()
@@ -70,23 +70,23 @@ impl Family {
     }
 
     /// Checks the knobs, and that the family computes in `precision`.
-    pub(crate) fn validate(&self, precision: Precision) -> Result<()> {
+    pub fn validate(&self, precision: Precision) -> Result<(), PlanError> {
         if precision != Precision::F32 && !matches!(self, Family::Chunked { .. }) {
-            return Err(Error::Unsupported {
+            return Err(PlanError::Unsupported {
                 option: "precision",
                 reason: format!("{} is a precision of the chunked family's matrix products", precision.name()),
             });
         }
         match *self {
             Family::Recurrent { checkpoint_interval: 0 } => {
-                Err(Error::Config { name: "checkpoint_interval", reason: "must be at least 1".into() })
+                Err(PlanError::Knob { name: "checkpoint_interval", reason: "must be at least 1".into() })
             }
             Family::Chunked { chunk }
                 if chunk < precision.min_chunk() as usize
                     || chunk > MAX_CHUNK as usize
                     || chunk % precision.min_chunk() as usize != 0 =>
             {
-                Err(Error::Config {
+                Err(PlanError::Knob {
                     name: "chunk",
                     reason: format!(
                         "{chunk} tokens: a chunk holds a multiple of {} tokens up to {MAX_CHUNK} with {} products",
@@ -102,8 +102,8 @@ impl Family {
     /// The same family with its knob cut to what a batch whose longest sequence has `longest`
     /// tokens can use: a checkpoint interval at most `longest`; a chunk at most the power of two at
     /// or above `longest` (and at least the precision's smallest chunk). Results are the same up to
-    /// rounding; buffers and padded work shrink (a decode step of one token per sequence runs one-token
-    /// chunks, not 64-token ones).
+    /// rounding; buffers and padded work shrink (a decode step of one token per sequence runs
+    /// one-token chunks, not 64-token ones).
     pub fn fitted(self, longest: usize, precision: Precision) -> Self {
         match self {
             Family::Recurrent { checkpoint_interval } => {
@@ -118,7 +118,7 @@ impl Family {
 
     /// Tokens between the states the forward stores (each sequence stores one at its start and
     /// one every this many tokens): the layer uniform's `ckpt_interval`.
-    pub(crate) fn state_interval(&self) -> usize {
+    pub fn state_interval(&self) -> usize {
         match *self {
             Family::Recurrent { checkpoint_interval } => checkpoint_interval,
             Family::Chunked { chunk } => chunk,
@@ -133,71 +133,29 @@ impl Family {
         }
     }
 
-    /// The family's own buffers: (binding name, words).
-    pub(crate) fn buffer_words(&self, g: &Geometry) -> Vec<(&'static str, usize)> {
+    /// The family's own buffers.
+    pub(crate) fn buffers(&self, g: &Geometry) -> Vec<BufferSpec> {
         match self {
-            Family::Recurrent { .. } => recurrent::buffer_words(g),
-            Family::Chunked { .. } => chunked::buffer_words(g),
+            Family::Recurrent { .. } => recurrent::buffers(g),
+            Family::Chunked { .. } => chunked::buffers(g),
         }
     }
 
     /// Appends the forward of the delta rule: from q̂, k̂, v, the gates (and h0) to o and hT.
-    pub(crate) fn forward(&self, ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
+    pub(crate) fn forward(&self, stages: &mut Stages) -> Result<(), PlanError> {
         match self {
-            Family::Recurrent { .. } => recurrent::forward(ctx, g, plan),
-            Family::Chunked { .. } => chunked::forward(ctx, g, plan),
+            Family::Recurrent { .. } => recurrent::forward(stages),
+            Family::Chunked { .. } => chunked::forward(stages),
         }
     }
 
     /// Appends the backward of the delta rule: from d_o (and dhT) to dq̂ and dk̂ per value head
     /// (`dqk_hat_heads`), dv (in `dy`), the `dℓ`/`dβ` partials and dh0.
-    pub(crate) fn backward(&self, ctx: &Context, g: &Geometry, plan: &mut Plan) -> Result<()> {
+    pub(crate) fn backward(&self, stages: &mut Stages) -> Result<(), PlanError> {
         match self {
-            Family::Recurrent { .. } => recurrent::backward(ctx, g, plan),
-            Family::Chunked { .. } => chunked::backward(ctx, g, plan),
+            Family::Recurrent { .. } => recurrent::backward(stages),
+            Family::Chunked { .. } => chunked::backward(stages),
         }
-    }
-}
-
-/// What a family needs to know of the tape it serves.
-pub(crate) struct Geometry<'a> {
-    pub config: &'a crate::LayerConfig,
-    pub dims: HeadDims,
-    pub family: Family,
-    pub precision: Precision,
-    /// Sequence offsets `[0, …, tokens]`.
-    pub offsets: &'a [usize],
-}
-
-impl Geometry<'_> {
-    pub fn tokens(&self) -> usize {
-        *self.offsets.last().expect("offsets are non-empty")
-    }
-
-    pub fn sequences(&self) -> usize {
-        self.offsets.len() - 1
-    }
-
-    /// Whether the chunked family's products run on tensor cores: asked for, and the heads suit
-    /// them ([`Precision::suits`]; otherwise in f32).
-    pub fn on_tensor_cores(&self) -> bool {
-        self.precision == Precision::TensorCore && self.precision.suits(self.dims)
-    }
-
-    /// Slot of each sequence's first stored state (`[seqs + 1]`, the last the total): a sequence of
-    /// `len` tokens stores `ceil(len / interval)` states, one at the start of each interval.
-    pub fn state_slots(&self) -> Vec<usize> {
-        let interval = self.family.state_interval();
-        let mut first = vec![0];
-        for w in self.offsets.windows(2) {
-            first.push(first.last().expect("non-empty") + (w[1] - w[0]).div_ceil(interval));
-        }
-        first
-    }
-
-    /// Stored states of the whole batch.
-    pub fn stored_states(&self) -> usize {
-        *self.state_slots().last().expect("non-empty")
     }
 }
 

@@ -1,0 +1,141 @@
+//! What every family shares: the layer's tensors and the work buffers around the delta rule, the
+//! forward's prologue (conv, q/k norms, gates) and epilogue (gated RMSNorm), and the backward's
+//! gradients around the family's with the parameter sums (column sums of per-element terms).
+
+use super::buffer::{BufferId, BufferSpec, Contents, Work};
+use super::geometry::Geometry;
+use super::{PlanError, Stages};
+use crate::{COLUMNS, CONV_RUN, CONV_WINDOW, ELEMENTS, Kernel, ReduceUniform};
+use gdn_ref::{Presence, Tensor};
+
+/// One column sum of the backward: the per-element term it sums (`None` for dconv, whose partial
+/// sums the conv's own kernel writes), the parameter gradient it writes, and its uniform.
+struct ColumnSum {
+    term: Option<BufferId>,
+    total: Tensor,
+    uniform: Work,
+}
+
+/// The column sums, in the order the backward runs them.
+const SUMS: [ColumnSum; 4] = [
+    ColumnSum { term: None, total: Tensor::Dconv, uniform: Work::ReduceDconv },
+    ColumnSum { term: Some(BufferId::Work(Work::DnormTerm)), total: Tensor::Dnorm, uniform: Work::ReduceDnorm },
+    ColumnSum { term: Some(BufferId::Work(Work::DlogTerm)), total: Tensor::DaLog, uniform: Work::ReduceDaLog },
+    ColumnSum { term: Some(BufferId::Tensor(Tensor::Da)), total: Tensor::DdtBias, uniform: Work::ReduceDdtBias },
+];
+
+/// Shape of each column sum, in the order of [`SUMS`].
+fn reductions(g: &Geometry) -> [ReduceUniform; 4] {
+    let (config, tokens) = (g.config, g.tokens());
+    let shape = |rows: usize, cols: usize| {
+        let rows_per_block = rows.div_ceil(1024).max(64);
+        ReduceUniform {
+            rows: rows as u32,
+            cols: cols as u32,
+            rows_per_block: rows_per_block as u32,
+            blocks: rows.div_ceil(rows_per_block) as u32,
+        }
+    };
+    [
+        shape(tokens, config.channels() * config.kk),
+        shape(tokens * config.nv, config.dv),
+        shape(tokens, config.nv),
+        shape(tokens, config.nv),
+    ]
+}
+
+/// The layer's tensors (zero words for an optional one the call does not have), the shared work
+/// buffers, the index and the uniforms.
+pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
+    let (config, tokens, seqs, options) = (g.config, g.tokens(), g.sequences(), g.options);
+    let present = |tensor: Tensor| match tensor.presence() {
+        Presence::Always => true,
+        Presence::InitialState => options.initial_state,
+        Presence::FinalStateGrad => options.final_state_grad,
+        Presence::ConvState => options.conv_state,
+    };
+    let mut specs: Vec<BufferSpec> = Tensor::ALL
+        .iter()
+        .map(|&t| {
+            let words = if present(t) { t.len(config, tokens, seqs).unwrap_or(usize::MAX) } else { 0 };
+            BufferSpec::f32(t, words)
+        })
+        .collect();
+    let (c, v, nv, nk, dk) = (config.channels(), config.value_width(), config.nv, config.nk, config.dk);
+    let reductions = reductions(g);
+    let partial = reductions.iter().map(|r| (r.blocks * r.cols) as usize).max().unwrap_or(0);
+    specs.extend([
+        BufferSpec::f32(Work::Y, tokens * c),
+        BufferSpec::f32(Work::QkHat, 2 * tokens * nk * dk),
+        BufferSpec::f32(Work::QkSs, 2 * tokens * nk),
+        BufferSpec::f32(Work::Gates, 2 * tokens * nv),
+        BufferSpec::f32(Work::O, tokens * v),
+        BufferSpec::f32(Work::Rstd, tokens * nv),
+        BufferSpec::f32(Work::DO, tokens * v),
+        BufferSpec::f32(Work::DnormTerm, tokens * v),
+        BufferSpec::f32(Work::DqkHatHeads, 2 * tokens * nv * dk),
+        BufferSpec::f32(Work::Dy, tokens * c),
+        BufferSpec::f32(Work::DlogTerm, tokens * nv),
+        BufferSpec::f32(Work::Dpre, tokens * c),
+        BufferSpec::f32(Work::Partial, partial),
+        BufferSpec { id: Work::Index.into(), contents: Contents::Fixed(g.index()?) },
+        BufferSpec {
+            id: Work::Layer.into(),
+            contents: Contents::Uniform(bytemuck::bytes_of(&g.layer_uniform()?).to_vec()),
+        },
+    ]);
+    specs.extend(SUMS.iter().zip(reductions).map(|(sum, shape)| BufferSpec {
+        id: sum.uniform.into(),
+        contents: Contents::Uniform(bytemuck::bytes_of(&shape).to_vec()),
+    }));
+    Ok(specs)
+}
+
+fn elements(n: usize) -> usize {
+    n.div_ceil(ELEMENTS as usize)
+}
+
+/// Workgroups of the conv kernels: a group of ELEMENTS channels by a run of tokens, CONV_RUN of
+/// them where the taps fit the window and one otherwise (`templates/conv_runs.wgsl`'s rule).
+fn conv_runs(g: &Geometry) -> usize {
+    let run = if g.config.kk <= CONV_WINDOW as usize { CONV_RUN as usize } else { 1 };
+    g.config.channels().div_ceil(ELEMENTS as usize) * g.tokens().div_ceil(run)
+}
+
+/// The forward: conv, q/k norms, gates, the family's delta rule, the gated norm.
+pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
+    let g = stages.geometry;
+    let (config, tokens) = (g.config, g.tokens());
+    stages.push(Kernel::ConvForward, conv_runs(g))?;
+    stages.push(Kernel::QkNormForward, tokens * config.nk)?;
+    stages.push(Kernel::GatesForward, elements(tokens * config.nv))?;
+    g.family.forward(stages)?;
+    stages.push(Kernel::NormForward, tokens * config.nv)
+}
+
+/// The backward: norm, the family's delta rule, gates, q/k norms, conv, then the parameter sums.
+pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
+    let g = stages.geometry;
+    let (config, tokens) = (g.config, g.tokens());
+    stages.push(Kernel::NormBackward, tokens * config.nv)?;
+    g.family.backward(stages)?;
+    stages.push(Kernel::GatesBackward, elements(tokens * config.nv))?;
+    stages.push(Kernel::QkNormBackward, tokens * config.nk)?;
+    stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
+    stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
+    for (sum, shape) in SUMS.iter().zip(reductions(g)) {
+        // dconv's partial sums: every tap of a channel in one invocation where the taps fit the window.
+        let (partial, partial_groups) = match sum.term {
+            None if config.kk <= CONV_WINDOW as usize => {
+                (Kernel::DconvWindow, config.channels().div_ceil(COLUMNS as usize))
+            }
+            None => (Kernel::DconvPartial, shape.cols.div_ceil(COLUMNS) as usize),
+            Some(_) => (Kernel::ColumnSumPartial, shape.cols.div_ceil(COLUMNS) as usize),
+        };
+        let mut roles = vec![("reduce", sum.uniform.into()), ("total", sum.total.into())];
+        roles.extend(sum.term.map(|term| ("src", term)));
+        stages.push_with(partial, partial_groups * shape.blocks as usize, &roles)?;
+        stages.push_with(Kernel::ColumnSumFinish, shape.cols.div_ceil(COLUMNS) as usize, &roles)?;
+    }
+    Ok(())
+}

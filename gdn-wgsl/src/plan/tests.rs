@@ -1,0 +1,89 @@
+//! Every family, precision and option laid out: each binding has a buffer, each buffer is bound,
+//! a forward-only plan holds nothing of the backward.
+
+use super::*;
+use gdn_ref::Role;
+
+fn options() -> impl Iterator<Item = PlanOptions> {
+    let families = [Family::recurrent(), Family::Recurrent { checkpoint_interval: 3 }, Family::chunked()];
+    let precisions = [Precision::F32, Precision::TensorCore];
+    families.into_iter().flat_map(move |family| {
+        precisions
+            .into_iter()
+            .filter(move |&p| p == Precision::F32 || matches!(family, Family::Chunked { .. }))
+            .flat_map(move |precision| {
+                (0..16u8).map(move |bits| PlanOptions {
+                    family,
+                    precision,
+                    initial_state: bits & 1 != 0,
+                    final_state_grad: bits & 2 != 0,
+                    conv_state: bits & 4 != 0,
+                    backward: bits & 8 != 0,
+                })
+            })
+    })
+}
+
+#[test]
+fn every_stage_binds_laid_out_buffers_and_every_buffer_is_bound() {
+    for (dk, dv, kk) in [(16, 16, 4), (8, 24, 1), (32, 64, 6)] {
+        let config = LayerConfig::new(2, 4, dk, dv, kk).unwrap();
+        for options in options() {
+            let plan = LayerPlan::new(&config, &[0, 70, 75], &options).unwrap();
+            let stages = plan.forward.iter().chain(plan.backward.iter().flatten());
+            for stage in stages {
+                assert_eq!(stage.bindings.len(), stage.kernel.bindings().len());
+                for id in &stage.bindings {
+                    assert!(plan.buffer(*id).is_some(), "{:?} binds {id:?}, not laid out ({options:?})", stage.kernel);
+                }
+            }
+            let mut ids: Vec<BufferId> = plan.buffers.iter().map(|spec| spec.id).collect();
+            ids.sort();
+            ids.dedup();
+            assert_eq!(ids.len(), plan.buffers.len(), "each buffer once");
+        }
+    }
+}
+
+#[test]
+fn a_forward_only_plan_is_the_full_plan_s_forward_without_anything_of_the_backward() {
+    let config = LayerConfig::new(1, 2, 16, 32, 4).unwrap();
+    for options in options().filter(|o| o.backward) {
+        let full = LayerPlan::new(&config, &[0, 40], &options).unwrap();
+        let forward_only = LayerPlan::new(&config, &[0, 40], &PlanOptions { backward: false, ..options }).unwrap();
+        assert_eq!(forward_only.forward, full.forward);
+        assert_eq!(forward_only.backward, None);
+        for spec in &forward_only.buffers {
+            assert_eq!(Some(spec), full.buffer(spec.id), "the same buffer in both");
+            if let BufferId::Tensor(t) = spec.id {
+                assert!(!matches!(t.role(), Role::Gradient | Role::OutputGrad), "{t:?} in a forward-only plan");
+            }
+        }
+        assert!(forward_only.buffers.len() < full.buffers.len());
+    }
+}
+
+#[test]
+fn the_knob_is_fitted_and_bad_knobs_and_sizes_are_named() {
+    let config = LayerConfig::new(1, 1, 16, 16, 4).unwrap();
+    let plan = LayerPlan::new(&config, &[0, 5], &PlanOptions::default()).unwrap();
+    assert_eq!(plan.family, Family::Chunked { chunk: 8 });
+    let bad = |options: PlanOptions| LayerPlan::new(&config, &[0, 5], &options).unwrap_err();
+    let interval = Family::Recurrent { checkpoint_interval: 0 };
+    assert!(matches!(
+        bad(PlanOptions { family: interval, ..PlanOptions::default() }),
+        PlanError::Knob { name: "checkpoint_interval", .. }
+    ));
+    let precision =
+        PlanOptions { family: Family::recurrent(), precision: Precision::TensorCore, ..PlanOptions::default() };
+    assert!(matches!(bad(precision), PlanError::Unsupported { option: "precision", .. }));
+    let wide = LayerConfig { nv: 1 << 40, nk: 1, ..config };
+    assert!(matches!(
+        LayerPlan::new(&wide, &[0, 1], &PlanOptions::default()),
+        Err(PlanError::TooLarge { name: "nv", .. })
+    ));
+    assert!(matches!(
+        LayerPlan::new(&config, &[0, 0], &PlanOptions::default()),
+        Err(PlanError::Layer(gdn_ref::Error::Offsets { .. }))
+    ));
+}
