@@ -32,42 +32,15 @@ pub struct Space {
     pub max_rep: usize,
     /// Longest checkpoint interval of the recurrent family.
     pub max_interval: usize,
-    /// The families drawn from.
-    pub families: Vec<FamilyKind>,
+    /// The families drawn from (their knobs are drawn too).
+    pub families: Vec<Family>,
     /// The precision of the chunked family's products (the recurrent family is always f32).
     pub precision: Precision,
-}
-
-/// A kernel family, without its knobs (which a campaign draws).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FamilyKind {
-    /// [`Family::Recurrent`], checkpoint intervals 1 to [`Space::max_interval`].
-    Recurrent,
-    /// [`Family::Chunked`], chunks from [`CHUNKS`].
-    Chunked,
 }
 
 /// Chunk sizes a campaign draws (those its precision accepts: multiples of [`Precision::min_chunk`]):
 /// small ones put many chunk boundaries in short sequences, and the default 64.
 pub const CHUNKS: [usize; 9] = [1, 2, 3, 4, 5, 8, 16, 32, 64];
-
-impl FamilyKind {
-    /// Every family.
-    pub const ALL: [FamilyKind; 2] = [FamilyKind::Recurrent, FamilyKind::Chunked];
-
-    /// By name: `recurrent` or `chunked`.
-    pub fn named(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|f| f.name() == name)
-    }
-
-    /// Its name.
-    pub fn name(self) -> &'static str {
-        match self {
-            FamilyKind::Recurrent => "recurrent",
-            FamilyKind::Chunked => "chunked",
-        }
-    }
-}
 
 impl Space {
     /// Small enough for a software rasteriser on two cores: the campaign `cargo xtask verify` runs.
@@ -79,7 +52,7 @@ impl Space {
             max_nk: 2,
             max_rep: 4,
             max_interval: 6,
-            families: FamilyKind::ALL.to_vec(),
+            families: Family::ALL.to_vec(),
             precision: Precision::F32,
         }
     }
@@ -93,7 +66,7 @@ impl Space {
             max_nk: 3,
             max_rep: 4,
             max_interval: 40,
-            families: FamilyKind::ALL.to_vec(),
+            families: Family::ALL.to_vec(),
             precision: Precision::F32,
         }
     }
@@ -123,9 +96,11 @@ impl Space {
             CHUNKS.into_iter().filter(|&c| c.is_multiple_of(precision.min_chunk() as usize)).collect();
         let family =
             (proptest::sample::select(self.families.clone()), 1..=max_interval, proptest::sample::select(chunks))
-                .prop_map(|(kind, checkpoint_interval, chunk)| match kind {
-                    FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval },
-                    FamilyKind::Chunked => Family::Chunked { chunk },
+                .prop_map(|(family, checkpoint_interval, chunk)| match family {
+                    Family::Recurrent { .. } => Family::Recurrent { checkpoint_interval },
+                    Family::Chunked { .. } => Family::Chunked { chunk },
+                    // A family added to gdn-wgsl is drawn with its default knob.
+                    other => other,
                 });
         (
             (dims.clone(), dims, heads, 1..=4usize),
@@ -140,7 +115,7 @@ impl Space {
                 dht,
                 regime,
                 family,
-                precision: if matches!(family, Family::Chunked { .. }) { precision } else { Precision::F32 },
+                precision: if family.computes_in(precision) { precision } else { Precision::F32 },
                 seed,
             })
     }
@@ -299,9 +274,11 @@ impl Space {
     pub fn for_options(quick: bool, family: &str, precision: &str) -> Result<Self, String> {
         let mut space = if quick { Space::quick() } else { Space::wide() };
         if family != "all" {
-            let kind = FamilyKind::named(family)
-                .ok_or_else(|| format!("unknown family {family:?}; families: recurrent, chunked, all"))?;
-            space.families = vec![kind];
+            let named = Family::named(family).ok_or_else(|| {
+                let names: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
+                format!("unknown family {family:?}; families: {}, all", names.join(", "))
+            })?;
+            space.families = vec![named];
         }
         space.precision = Precision::named(precision)
             .ok_or_else(|| format!("unknown precision {precision:?}; precisions: f32, tensor-core"))?;

@@ -9,7 +9,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use gdn_check::Case;
-use gdn_check::fuzz::{FamilyKind, SpaceArgs, campaign};
+use gdn_check::fuzz::{SpaceArgs, campaign};
 use gdn_check::presets::LayerArgs;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
@@ -103,9 +103,10 @@ fn precision(name: &str) -> Result<Precision, String> {
 /// The family a `run` asks for, with its knob, or the one a tape picks (`auto`); the tape checks
 /// the knob, then fits it to the sequences.
 fn family(args: &RunArgs, ctx: &Context) -> Result<Family, String> {
-    match FamilyKind::named(&args.family) {
-        Some(FamilyKind::Recurrent) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
-        Some(FamilyKind::Chunked) => Ok(Family::Chunked { chunk: args.chunk }),
+    match Family::named(&args.family) {
+        Some(Family::Recurrent { .. }) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
+        Some(Family::Chunked { .. }) => Ok(Family::Chunked { chunk: args.chunk }),
+        Some(other) => Ok(other),
         None if args.family == "auto" => Ok(Family::picked(ctx.is_software(), true, precision(&args.precision)?)),
         None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
     }

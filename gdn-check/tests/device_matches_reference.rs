@@ -6,7 +6,6 @@
 //! twice the recurrent family's error on the same case (or 1e-5). Runs on whatever adapter
 //! `Context::new` finds (lavapipe in CI) and fails when there is none.
 
-use gdn_check::fuzz::FamilyKind;
 use gdn_check::{Case, FAST_FAMILY_FACTOR};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
@@ -29,31 +28,27 @@ fn case(config: LayerConfig, batch: Batch, h0: bool, dht: bool, interval: usize,
 
 /// How a case is computed: a family (its knob taken from the case) and a precision.
 #[derive(Clone, Copy)]
-struct Variant(FamilyKind, Precision);
+struct Variant(Family, Precision);
 
-/// What every adapter runs: each family in f32.
-const F32: [Variant; 2] =
-    [Variant(FamilyKind::Recurrent, Precision::F32), Variant(FamilyKind::Chunked, Precision::F32)];
-
-/// The chunked family on tensor cores.
-const TENSOR_CORE: [Variant; 1] = [Variant(FamilyKind::Chunked, Precision::TensorCore)];
+/// Every family that computes in `precision`, in it: every family of gdn-wgsl is tested, with no
+/// test code of its own.
+fn variants(precision: Precision) -> Vec<Variant> {
+    Family::ALL.into_iter().filter(|f| f.computes_in(precision)).map(|f| Variant(f, precision)).collect()
+}
 
 impl Variant {
     fn apply(self, case: &Case) -> Case {
         let Family::Recurrent { checkpoint_interval: interval } = case.family else {
             panic!("cases are written with their interval in the recurrent family")
         };
-        let family = match self.0 {
-            FamilyKind::Recurrent => Family::Recurrent { checkpoint_interval: interval },
-            FamilyKind::Chunked => Family::Chunked { chunk: interval.max(self.1.min_chunk() as usize) },
-        };
-        Case { family, precision: self.1, ..case.clone() }
+        Case { family: self.0.with_interval(interval, self.1), precision: self.1, ..case.clone() }
     }
 }
 
 /// Runs every case in every variant and fails with the list of those over their bars (which
-/// [`gdn_check::Tensor::bar`] sets per precision and regime), and of the f32 chunked runs over the
-/// spec's allowance against the f32 recurrent run of the same case ([`gdn_check::Report::beside`]).
+/// [`gdn_check::bar`] sets per precision and regime), and of the f32 runs of every other family
+/// over the spec's allowance against the f32 recurrent run of the same case
+/// ([`gdn_check::Report::beside`]).
 fn check(cases: &[Case], variants: &[Variant]) {
     let ctx = context();
     let mut failed = Vec::new();
@@ -67,7 +62,7 @@ fn check(cases: &[Case], variants: &[Variant]) {
             }
             match (c.family, c.precision, &recurrent) {
                 (Family::Recurrent { .. }, _, _) => recurrent = Some(report),
-                (Family::Chunked { .. }, Precision::F32, Some(base)) => {
+                (_, Precision::F32, Some(base)) => {
                     let over = report.beside(base);
                     if !over.is_empty() {
                         failed.push(format!(
@@ -98,7 +93,7 @@ fn head_dims_including_unequal_and_not_powers_of_two_cases() -> Vec<Case> {
 
 #[test]
 fn head_dims_including_unequal_and_not_powers_of_two() {
-    check(&head_dims_including_unequal_and_not_powers_of_two_cases(), &F32);
+    check(&head_dims_including_unequal_and_not_powers_of_two_cases(), &variants(Precision::F32));
 }
 
 fn conv_taps_and_heads_per_key_head_cases() -> Vec<Case> {
@@ -112,7 +107,7 @@ fn conv_taps_and_heads_per_key_head_cases() -> Vec<Case> {
 
 #[test]
 fn conv_taps_and_heads_per_key_head() {
-    check(&conv_taps_and_heads_per_key_head_cases(), &F32);
+    check(&conv_taps_and_heads_per_key_head_cases(), &variants(Precision::F32));
 }
 
 fn sequence_lengths_around_the_checkpoint_interval_cases() -> Vec<Case> {
@@ -127,7 +122,7 @@ fn sequence_lengths_around_the_checkpoint_interval_cases() -> Vec<Case> {
 
 #[test]
 fn sequence_lengths_around_the_checkpoint_interval() {
-    check(&sequence_lengths_around_the_checkpoint_interval_cases(), &F32);
+    check(&sequence_lengths_around_the_checkpoint_interval_cases(), &variants(Precision::F32));
 }
 
 fn packed_sequences_each_with_its_own_state_cases() -> Vec<Case> {
@@ -141,7 +136,7 @@ fn packed_sequences_each_with_its_own_state_cases() -> Vec<Case> {
 
 #[test]
 fn packed_sequences_each_with_its_own_state() {
-    check(&packed_sequences_each_with_its_own_state_cases(), &F32);
+    check(&packed_sequences_each_with_its_own_state_cases(), &variants(Precision::F32));
 }
 
 fn gate_extremes_cases() -> Vec<Case> {
@@ -157,7 +152,7 @@ fn gate_extremes_cases() -> Vec<Case> {
 
 #[test]
 fn gate_extremes() {
-    check(&gate_extremes_cases(), &F32);
+    check(&gate_extremes_cases(), &variants(Precision::F32));
 }
 
 /// Every hand-picked case with the chunked family's products on tensor cores (f16 operands, f32
@@ -176,5 +171,5 @@ fn tensor_core_products_match_the_reference() {
         gate_extremes_cases(),
     ]
     .concat();
-    check(&cases, &TENSOR_CORE);
+    check(&cases, &variants(Precision::TensorCore));
 }

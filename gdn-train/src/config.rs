@@ -19,9 +19,9 @@ pub struct TapeOptions {
     /// on tensor cores where the adapter has them ([`crate::Context::supports`]).
     pub precision: Precision,
     /// Room for a conv state per sequence: its last `kk − 1` raw qkv tokens before this call,
-    /// `[sequences, kk − 1, C]` token-major ([`crate::TapeBuffer::ConvState`]), read where the conv
+    /// `[sequences, kk − 1, C]` token-major ([`crate::Tensor::ConvState`]), read where the conv
     /// reaches before a sequence's start; the final window after the call
-    /// ([`crate::TapeBuffer::FinalConvState`]); the gradient arriving at it and `dconv_state`.
+    /// ([`crate::Tensor::FinalConvState`]); the gradient arriving at it and `dconv_state`.
     pub conv_state: bool,
     /// Record the backward too (the default). `false` makes a forward-only tape for inference: no
     /// gradient, no backward scratch, and [`crate::Tape::backward`] refuses.

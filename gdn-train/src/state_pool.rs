@@ -10,7 +10,7 @@ use gdn_wgsl::HeadDims;
 ///
 /// - `state`: `[slots, nv, dk, dv]` f32, the layout of a tape's `h0`/`hT` per sequence.
 /// - `conv_state`: `[slots, kk − 1, C]` f32, token-major and oldest first, the layout of a tape's
-///   conv state (see [`crate::TapeBuffer`]).
+///   conv state (see [`crate::Tensor`]).
 ///
 /// Both start at zero: a fresh sequence needs nothing written. A slot is the caller's to assign; a
 /// slot a sequence left keeps its last states until written or cleared.

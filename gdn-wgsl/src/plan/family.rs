@@ -29,6 +29,33 @@ pub enum Family {
 }
 
 impl Family {
+    /// Every family with its default knob: what tests and tools iterate, so that a family added
+    /// here is tested against gdn-ref with no new test code.
+    pub const ALL: [Family; 2] = [Family::recurrent(), Family::chunked()];
+
+    /// The family of this name (`recurrent`, `chunked`) with its default knob.
+    pub fn named(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// Whether the family computes in `precision` (tensor cores are the chunked family's products).
+    pub fn computes_in(&self, precision: Precision) -> bool {
+        precision == Precision::F32 || matches!(self, Family::Chunked { .. })
+    }
+
+    /// The same family storing a state every `interval` tokens: its checkpoint interval, or its
+    /// chunk rounded up to what `precision` accepts (a multiple of its smallest chunk, at most
+    /// [`MAX_CHUNK`]).
+    pub fn with_interval(self, interval: usize, precision: Precision) -> Self {
+        match self {
+            Family::Recurrent { .. } => Family::Recurrent { checkpoint_interval: interval },
+            Family::Chunked { .. } => {
+                let step = precision.min_chunk() as usize;
+                Family::Chunked { chunk: interval.max(1).next_multiple_of(step).min(MAX_CHUNK as usize) }
+            }
+        }
+    }
+
     /// The family a layer takes when its caller names none (the plan then fits its knob to the
     /// batch, [`Family::fitted`]), from the times in BENCHMARKS.md; `software`: whether the adapter
     /// is a software one; `backward`: whether the backward is recorded; `precision`: that of the
@@ -71,7 +98,7 @@ impl Family {
 
     /// Checks the knobs, and that the family computes in `precision`.
     pub fn validate(&self, precision: Precision) -> Result<(), PlanError> {
-        if precision != Precision::F32 && !matches!(self, Family::Chunked { .. }) {
+        if !self.computes_in(precision) {
             return Err(PlanError::Unsupported {
                 option: "precision",
                 reason: format!("{} is a precision of the chunked family's matrix products", precision.name()),
@@ -174,5 +201,21 @@ mod tests {
         assert_eq!(chunked.fitted(1000, Precision::F32), chunked);
         assert_eq!(chunked.fitted(3, Precision::TensorCore), Family::Chunked { chunk: 16 });
         assert_eq!(Family::Chunked { chunk: 5 }.fitted(40, Precision::F32), Family::Chunked { chunk: 5 });
+    }
+
+    #[test]
+    fn every_family_is_found_by_name_and_takes_any_interval_its_precision_accepts() {
+        for family in Family::ALL {
+            assert_eq!(Family::named(family.name()), Some(family));
+            for precision in [Precision::F32, Precision::TensorCore].into_iter().filter(|&p| family.computes_in(p)) {
+                for interval in [1, 3, 16, 40, 64, 1000] {
+                    let knob = family.with_interval(interval, precision);
+                    let valid = knob.validate(precision);
+                    assert!(valid.is_ok() || matches!(family, Family::Recurrent { .. }), "{knob:?}: {valid:?}");
+                }
+            }
+        }
+        assert_eq!(Family::chunked().with_interval(5, Precision::TensorCore), Family::Chunked { chunk: 16 });
+        assert_eq!(Family::recurrent().with_interval(5, Precision::F32), Family::Recurrent { checkpoint_interval: 5 });
     }
 }
