@@ -26,15 +26,20 @@ pub fn binding_type(kind: BindingKind) -> &'static str {
     }
 }
 
-/// Writes every variant's WGSL into `dir` and the manifest beside them; returns how many variants.
-pub fn write(dir: &Path) -> Result<usize, String> {
+/// Writes every variant's WGSL (of the kernels named in `only`, all when it is empty) into `dir` and
+/// the manifest beside them; returns how many variants.
+pub fn write(dir: &Path, only: &[String]) -> Result<usize, String> {
+    if let Some(unknown) = only.iter().find(|name| !Kernel::ALL.iter().any(|k| k.name() == name.as_str())) {
+        let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
+        return Err(format!("unknown kernel {unknown:?}; kernels: {}", names.join(", ")));
+    }
     if dir.exists() {
         std::fs::remove_dir_all(dir).map_err(|e| format!("clearing {}: {e}", dir.display()))?;
     }
     std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     let mut variants = Vec::new();
     let mut skipped = Vec::new();
-    for kernel in Kernel::ALL {
+    for kernel in Kernel::ALL.into_iter().filter(|k| only.is_empty() || only.iter().any(|n| n == k.name())) {
         if kernel.precision() != Precision::F32 {
             skipped.push(json!({
                 "kernel": kernel.name(),

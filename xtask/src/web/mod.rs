@@ -43,6 +43,9 @@ pub struct WebArgs {
     /// A folder holding a plan.json (and the files it names) to run after the self-test; repeatable.
     #[arg(long, value_name = "DIR")]
     plan: Vec<PathBuf>,
+    /// Compile only this kernel (by name, e.g. chunk_state); repeatable. All f32 kernels when absent.
+    #[arg(long, value_name = "NAME")]
+    kernel: Vec<String>,
     /// Do not compile the kernels (runs the plans only).
     #[arg(long)]
     no_kernels: bool,
@@ -85,7 +88,7 @@ pub fn run(args: &WebArgs) -> Result<(), String> {
     let kernels = if args.no_kernels {
         None
     } else {
-        let count = kernels::write(&gen_dir.join("kernels"))?;
+        let count = kernels::write(&gen_dir.join("kernels"), &args.kernel)?;
         println!(
             "==> web: {count} kernel variants (f32; dk×dv in {:?}) written to {}",
             kernels::DIMS,

@@ -176,6 +176,11 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
                     .or_else(|| k["pipelineError"].as_str().map(str::to_string))
                     .unwrap_or_else(|| "no message".into());
                 let _ = writeln!(s, "  refused by Tint: {name}: {}", first_line(&message, 400));
+                // Tint's notes (the uniformity analysis's chain of reasons, for one).
+                for note in k["messages"].as_array().into_iter().flatten().filter(|m| m["type"] != "error").take(6) {
+                    let text = note["text"].as_str().unwrap_or("");
+                    let _ = writeln!(s, "      {}:{} {text} [{}]", note["line"], note["column"], note["source"].as_str().unwrap_or(""));
+                }
                 failures.push(format!("Tint refuses {name}"));
             }
         }
