@@ -90,7 +90,7 @@ async function scoped(device, what, body) {
   }
   const errors = [];
   for (let i = 0; i < filters.length; i++) errors.push(await device.popErrorScope());
-  if (thrown) throw thrown;
+  if (thrown) throw new Error(`${what}: ${thrown && thrown.message ? thrown.message : thrown}`);
   const error = errors.find((e) => e);
   if (error) throw new Error(`${what}: ${error.constructor.name}: ${error.message}`);
   return value;

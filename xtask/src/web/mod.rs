@@ -38,7 +38,7 @@ pub enum Event {
 #[derive(Args)]
 pub struct WebArgs {
     /// Seconds to wait for the page's report before failing.
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 180)]
     timeout: u64,
     /// A folder holding a plan.json (and the files it names) to run after the self-test; repeatable.
     #[arg(long, value_name = "DIR")]
@@ -107,7 +107,9 @@ pub fn run(args: &WebArgs) -> Result<(), String> {
         for event in events {
             if let Event::Posted(posted) = event {
                 println!("==> web: the page posted {}", posted.name);
-                let _ = report::judge(&posted.json, &results, args.allow_over_limits);
+                if let Err(failed) = report::judge(&posted.json, &results, args.allow_over_limits) {
+                    println!("{failed}");
+                }
             }
         }
         return Ok(());
@@ -181,8 +183,11 @@ fn drive(
                 ));
             }
             Err(RecvTimeoutError::Timeout) => {
+                // What the browser shows by then says how far it got.
+                let _ = screenshot(cdp, session, &out.join("screenshot.png"));
                 return Err(format!(
-                    "the page did not post its report within {timeout} s (raise --timeout?); its last line: {last_line}"
+                    "the page did not post its report within {timeout} s (raise --timeout?); its last line: {last_line}; \
+                     screenshot.png shows the page then"
                 ));
             }
             Err(RecvTimeoutError::Disconnected) => return Err("the server and the browser both went away".into()),

@@ -46,7 +46,9 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
     let mut failures: Vec<String> = Vec::new();
     let adapter = &report["adapter"];
     if adapter.is_null() {
-        failures.push("no WebGPU adapter".into());
+        if report["fatal"].is_null() {
+            failures.push("the page reported no WebGPU adapter".into());
+        }
     } else {
         let _ = writeln!(
             s,
@@ -89,8 +91,11 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
         failures.push(format!("self-test failed: {name}"));
     }
 
-    let _ = writeln!(s, "\n| case | tensor | error | bar | verdict |\n| --- | --- | --- | --- | --- |");
-    for plan in report["plans"].as_array().into_iter().flatten() {
+    let plans = report["plans"].as_array().cloned().unwrap_or_default();
+    if !plans.is_empty() {
+        let _ = writeln!(s, "\n| case | tensor | error | bar | verdict |\n| --- | --- | --- | --- | --- |");
+    }
+    for plan in &plans {
         let name = plan["name"].as_str().unwrap_or("?");
         if let Some(error) = plan["error"].as_str() {
             let _ = writeln!(s, "| {name} | — | could not run: {} | | FAIL |", first_line(error, 300));
@@ -179,7 +184,13 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
                 // Tint's notes (the uniformity analysis's chain of reasons, for one).
                 for note in k["messages"].as_array().into_iter().flatten().filter(|m| m["type"] != "error").take(6) {
                     let text = note["text"].as_str().unwrap_or("");
-                    let _ = writeln!(s, "      {}:{} {text} [{}]", note["line"], note["column"], note["source"].as_str().unwrap_or(""));
+                    let _ = writeln!(
+                        s,
+                        "      {}:{} {text} [{}]",
+                        note["line"],
+                        note["column"],
+                        note["source"].as_str().unwrap_or("")
+                    );
                 }
                 failures.push(format!("Tint refuses {name}"));
             }
@@ -196,6 +207,29 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
     let _ = writeln!(s, "\npage time: {:.1} s", report["ms"].as_f64().unwrap_or(0.0) / 1000.0);
     print!("{s}");
     let file = dir.join("summary.md");
-    std::fs::write(&file, &s).map_err(|e| format!("writing {}: {e}", file.display()))?;
+    std::fs::write(&file, s + &kernel_table(report)).map_err(|e| format!("writing {}: {e}", file.display()))?;
     if failures.is_empty() { Ok(()) } else { Err(format!("the browser check failed:\n  {}", failures.join("\n  "))) }
+}
+
+/// Every kernel variant in one markdown table (for `summary.md`; the terminal gets the failures).
+fn kernel_table(report: &Value) -> String {
+    let Some(kernels) = report["kernels"]["kernels"].as_array() else { return String::new() };
+    let limits = &report["device"]["limits"];
+    let mut s = format!(
+        "\n| kernel | dk×dv | storage buffers (limit {}) | workgroup bytes (limit {}) | verdict | ms |\n| --- | --- | --- | --- | --- | --- |\n",
+        limits["maxStorageBuffersPerShaderStage"], limits["maxComputeWorkgroupStorageSize"]
+    );
+    for k in kernels {
+        let dims = k["dims"].as_array().map(|d| format!("{}×{}", d[0], d[1])).unwrap_or_else(|| "any".into());
+        let _ = writeln!(
+            s,
+            "| {} | {dims} | {} | {} | {} | {:.0} |",
+            k["kernel"].as_str().unwrap_or("?"),
+            k["storageBuffers"],
+            k["workgroupBytes"],
+            k["verdict"].as_str().unwrap_or("?"),
+            k["ms"].as_f64().unwrap_or(0.0)
+        );
+    }
+    s
 }
