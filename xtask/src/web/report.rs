@@ -50,15 +50,12 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
             failures.push("the page reported no WebGPU adapter".into());
         }
     } else {
-        let _ = writeln!(
-            s,
-            "adapter: {} / {} {} {}{}",
-            adapter["vendor"].as_str().unwrap_or("?"),
-            adapter["architecture"].as_str().unwrap_or("?"),
-            adapter["device"].as_str().unwrap_or(""),
-            adapter["description"].as_str().unwrap_or(""),
-            if adapter["isFallbackAdapter"] == Value::Bool(true) { " (fallback adapter)" } else { "" }
-        );
+        let name: Vec<&str> = ["vendor", "architecture", "device", "description"]
+            .iter()
+            .filter_map(|key| adapter[*key].as_str().filter(|v| !v.is_empty()))
+            .collect();
+        let fallback = if adapter["isFallbackAdapter"] == Value::Bool(true) { " (a fallback adapter)" } else { "" };
+        let _ = writeln!(s, "adapter: {}{fallback}", name.join(" / "));
         let features: Vec<&str> =
             adapter["features"].as_array().map(|f| f.iter().filter_map(Value::as_str).collect()).unwrap_or_default();
         let subgroups = if features.contains(&"subgroups") {
@@ -195,13 +192,10 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
                 failures.push(format!("Tint refuses {name}"));
             }
         }
-        for k in report["kernels"]["skipped"].as_array().into_iter().flatten() {
-            let _ = writeln!(
-                s,
-                "  not compiled: {} ({})",
-                k["kernel"].as_str().unwrap_or("?"),
-                k["reason"].as_str().unwrap_or("")
-            );
+        let skipped = report["kernels"]["skipped"].as_array().cloned().unwrap_or_default();
+        if let Some(first) = skipped.first() {
+            let names: Vec<&str> = skipped.iter().filter_map(|k| k["kernel"].as_str()).collect();
+            let _ = writeln!(s, "  not compiled: {} ({})", names.join(", "), first["reason"].as_str().unwrap_or(""));
         }
     }
     let _ = writeln!(s, "\npage time: {:.1} s", report["ms"].as_f64().unwrap_or(0.0) / 1000.0);
