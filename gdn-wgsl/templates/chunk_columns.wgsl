@@ -17,11 +17,14 @@ fn column_jobs() -> u32 {
     return layer.seqs * layer.nv * ((DV + CB - 1u) / CB);
 }
 
-// Job `job` (< column_jobs()); sets col0.
+// Job `job` (< column_jobs()); sets col0. The job is computed from `c0`, not read back from col0: WGSL's
+// uniformity analysis takes every read of a private variable as non-uniform, and the passes loop over
+// the job's chunks and columns around barriers (Tint refuses them otherwise; naga does not check).
 fn column_job(job: u32) -> ColumnJob {
     let blocks = (DV + CB - 1u) / CB;
-    col0 = (job % blocks) * CB;
+    let c0 = (job % blocks) * CB;
+    col0 = c0;
     let n = job / (blocks * layer.nv);
     let first = ckpt_first(n);
-    return ColumnJob(n, (job / blocks) % layer.nv, min(CB, DV - col0), first, ckpt_first(n + 1u) - first);
+    return ColumnJob(n, (job / blocks) % layer.nv, min(CB, DV - c0), first, ckpt_first(n + 1u) - first);
 }

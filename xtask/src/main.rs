@@ -8,11 +8,14 @@
 //! - `bench`: the layer's criterion benches, with named baselines and ratios against them, or the
 //!   release bench binary bundled into `.dev/bin`.
 //! - `bench-report`: a bench summary rendered as markdown tables and a chart.
+//! - `web`: the browser check: every kernel compiled by Chromium's Tint, and layer plans run and
+//!   checked in its WebGPU (headless, on SwiftShader where there is no GPU).
 
 mod bench;
 mod device_bundle;
 mod report;
 mod verify;
+mod web;
 mod wgsl;
 
 use clap::{Parser, Subcommand};
@@ -37,6 +40,8 @@ enum Command {
     Bench(bench::BenchArgs),
     /// Render a bench summary (JSON lines) as bench.md (ours against fla) and bench.png (a chart).
     BenchReport(report::ReportArgs),
+    /// The browser check: kernels compiled by Tint and plans run in headless Chromium's WebGPU.
+    Web(web::WebArgs),
 }
 
 fn main() -> ExitCode {
@@ -46,6 +51,7 @@ fn main() -> ExitCode {
         Command::DeviceBundle => device_bundle::run(),
         Command::Bench(args) => bench::run(&args),
         Command::BenchReport(args) => report::run(&args),
+        Command::Web(args) => web::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
