@@ -280,7 +280,8 @@ impl Decoder {
             rms_eps: config.rms_eps as f32,
             gate_parts: 0,
             has_conv_state: 1,
-            pad: [0; 2],
+            chunk_bwd_base: 0,
+            gate_parts_base: 0,
         };
         let queue = self.ctx.queue();
         queue.write_buffer(&self.layer, 0, bytemuck::bytes_of(&layer));

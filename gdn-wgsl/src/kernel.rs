@@ -671,7 +671,7 @@ const CHUNK_PREPARE: Spec = Spec {
         bind("y", ReadF32),
         bind("qk_hat", ReadF32),
         bind("gates", ReadF32),
-        bind("chunk_fwd", WriteF32),
+        bind("chunk_work", WriteF32),
     ],
 };
 
@@ -686,7 +686,7 @@ const CHUNK_STATE: Spec = Spec {
         bind("qk_hat", ReadF32),
         bind("gates", ReadF32),
         bind("h0", ReadF32),
-        bind("chunk_fwd", WriteF32),
+        bind("chunk_work", WriteF32),
         bind("ckpt", WriteF32),
         bind("ht", WriteF32),
     ],
@@ -702,7 +702,7 @@ const CHUNK_OUTPUT: Spec = Spec {
         bind("y", ReadF32),
         bind("qk_hat", ReadF32),
         bind("gates", ReadF32),
-        bind("chunk_fwd", ReadF32),
+        bind("chunk_work", ReadF32),
         bind("ckpt", ReadF32),
         bind("o", WriteF32),
     ],
@@ -730,9 +730,8 @@ const CHUNK_STATE_BACKWARD: Spec = Spec {
         bind("gates", ReadF32),
         bind("d_o", ReadF32),
         bind("dht", ReadF32),
-        bind("chunk_fwd", ReadF32),
+        bind("chunk_work", WriteF32),
         bind("dckpt", WriteF32),
-        bind("chunk_bwd", WriteF32),
         bind("dh0", WriteF32),
     ],
 };
@@ -750,11 +749,9 @@ const CHUNK_GRAD: Spec = Spec {
         bind("d_o", ReadF32),
         bind("ckpt", ReadF32),
         bind("dckpt", ReadF32),
-        bind("chunk_fwd", ReadF32),
-        bind("chunk_bwd", WriteF32),
+        bind("chunk_work", WriteF32),
         bind("dqk_hat_heads", WriteF32),
         bind("dy", WriteF32),
-        bind("gate_grad_parts", WriteF32),
     ],
 };
 

@@ -36,8 +36,13 @@ pub struct LayerUniform {
     /// 1 when a conv state `[seqs, kk − 1, C]` is given (else positions before a sequence's start
     /// read zero, and neither the final conv state nor `dconv_state` is written).
     pub has_conv_state: u32,
-    /// Keeps the block a multiple of 16 bytes.
-    pub pad: [u32; 2],
+    /// The chunked family in f32: where its backward scratch starts in `chunk_work`, after every
+    /// chunk's forward products (0 otherwise).
+    pub chunk_bwd_base: u32,
+    /// Where the `dℓ`/`dβ` partial sums start in the buffer bound as `gate_grad_parts`: after the
+    /// forward products and the backward scratch in `chunk_work` for the chunked family in f32
+    /// (which packs the three to fit WebGPU's 10 storage buffers per stage), 0 otherwise.
+    pub gate_parts_base: u32,
 }
 
 /// Shape of one column sum, bound as `reduce`.
@@ -72,8 +77,8 @@ pub(crate) const LAYER_WGSL: &str = "struct Layer {
     rms_eps: f32,
     gate_parts: u32,
     has_conv_state: u32,
-    pad0: u32,
-    pad1: u32,
+    chunk_bwd_base: u32,
+    gate_parts_base: u32,
 }
 ";
 

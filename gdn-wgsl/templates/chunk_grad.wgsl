@@ -1,6 +1,6 @@
 // The chunked family, backward step 2, parallel over (chunk, value head): every gradient of the
 // chunk's inputs from its entering state S₀ (ckpt), the gradient dS_L of its leaving state (dckpt) and
-// dU (chunk_bwd), recomputing nothing but what chunk_fwd does not hold:
+// dU (chunk_work's backward region), recomputing nothing but what its forward region does not hold:
 //   dQK = (dO Uᵀ) ⊙ M;   [dQ₀; dW] = [diag(d) dO; −dU] S₀ᵀ;   dq̂ = dQ₀ + dQK K;
 //   dK_S = diag(λ) U dS_Lᵀ;   dT = [e₁ dW | dU] [X¹ | Y]ᵀ;   [dX¹ | dY] = Tᵀ [e₁ dW | dU];
 //   dA = strict_lower(−Tᵀ dT Tᵀ);   H = diag(β) (dA ⊙ M⁻);
@@ -78,38 +78,38 @@ fn load_a(op: u32, r: u32, k: u32) -> f32 {
             if (r < c) {
                 return chunk_do(r, k);
             }
-            return chunk_bwd[bwd_du(r - c, k)];
+            return chunk_work[bwd_du(r - c, k)];
         }
         case OP_DQK: {
             return chunk_do(r, k);
         }
         case OP_DKS: {
-            return chunk_fwd[fwd_u(r, k)];
+            return chunk_work[fwd_u(r, k)];
         }
         case OP_DT: {
             if (k < DK) {
-                return chunk_first_decay() * chunk_bwd[bwd_dw(r, k)];
+                return chunk_first_decay() * chunk_work[bwd_dw(r, k)];
             }
-            return chunk_bwd[bwd_du(r, k - DK)];
+            return chunk_work[bwd_du(r, k - DK)];
         }
         case OP_DX_DY, OP_DA: {
-            return chunk_fwd[fwd_t(k, r)];
+            return chunk_work[fwd_t(k, r)];
         }
         case OP_Z: {
-            return chunk_bwd[bwd_dt(r, k)];
+            return chunk_work[bwd_dt(r, k)];
         }
         case OP_DQ_K: {
-            return chunk_bwd[bwd_dqk(r, k)];
+            return chunk_work[bwd_dqk(r, k)];
         }
         default: {
             if (k < c) {
-                return chunk_bwd[bwd_dqk(k, r)];
+                return chunk_work[bwd_dqk(k, r)];
             }
             if (k < 2u * c) {
-                return ck_beta[r] * chunk_bwd[bwd_dam(r, k - c)];
+                return ck_beta[r] * chunk_work[bwd_dam(r, k - c)];
             }
             let s = k - 2u * c;
-            return ck_beta[s] * chunk_bwd[bwd_dam(s, r)];
+            return ck_beta[s] * chunk_work[bwd_dam(s, r)];
         }
     }
 }
@@ -121,7 +121,7 @@ fn load_b(op: u32, k: u32, col: u32) -> f32 {
             return ckpt[state_at(col, k)];
         }
         case OP_DQK: {
-            return chunk_fwd[fwd_u(col, k)];
+            return chunk_work[fwd_u(col, k)];
         }
         case OP_DKS: {
             return dckpt[state_at(col, k)];
@@ -134,15 +134,15 @@ fn load_b(op: u32, k: u32, col: u32) -> f32 {
         }
         case OP_DX_DY: {
             if (col < DK) {
-                return chunk_bwd[bwd_dw(k, col)];
+                return chunk_work[bwd_dw(k, col)];
             }
-            return chunk_bwd[bwd_du(k, col - DK)];
+            return chunk_work[bwd_du(k, col - DK)];
         }
         case OP_Z: {
-            return chunk_fwd[fwd_t(col, k)];
+            return chunk_work[fwd_t(col, k)];
         }
         case OP_DA: {
-            return chunk_bwd[bwd_z(k, col)];
+            return chunk_work[bwd_z(k, col)];
         }
         case OP_DQ_K: {
             return chunk_k(k, col);
@@ -162,7 +162,7 @@ fn store_c(op: u32, r: u32, col: u32, value: f32) {
     switch op {
         case OP_DQ_DW: {
             if (r >= c) {
-                chunk_bwd[bwd_dw(r - c, col)] = -value;
+                chunk_work[bwd_dw(r - c, col)] = -value;
             } else if (valid) {
                 dqk_hat_heads[dq_at(r, col)] = ck_d[r] * value;
             }
@@ -170,36 +170,36 @@ fn store_c(op: u32, r: u32, col: u32, value: f32) {
         case OP_DQK: {
             var masked = 0.0;
             if (col <= r) {
-                masked = chunk_fwd[fwd_m(r, col)] * value;
+                masked = chunk_work[fwd_m(r, col)] * value;
             }
-            chunk_bwd[bwd_dqk(r, col)] = masked;
+            chunk_work[bwd_dqk(r, col)] = masked;
         }
         case OP_DKS: {
-            chunk_bwd[bwd_dks(r, col)] = ck_lam[r] * value;
+            chunk_work[bwd_dks(r, col)] = ck_lam[r] * value;
         }
         case OP_DT: {
-            chunk_bwd[bwd_dt(r, col)] = value;
+            chunk_work[bwd_dt(r, col)] = value;
         }
         case OP_DX_DY: {
             if (col < DK) {
-                chunk_bwd[bwd_dx1(r, col)] = chunk_first_decay() * value;
+                chunk_work[bwd_dx1(r, col)] = chunk_first_decay() * value;
             } else {
                 let j = col - DK;
-                chunk_bwd[bwd_dy(r, j)] = value;
+                chunk_work[bwd_dy(r, j)] = value;
                 if (valid) {
                     dy[ck_v + r * layer.channels + j] = ck_beta[r] * value;
                 }
             }
         }
         case OP_Z: {
-            chunk_bwd[bwd_z(r, col)] = value;
+            chunk_work[bwd_z(r, col)] = value;
         }
         case OP_DA: {
             var masked = 0.0;
             if (col < r) {
-                masked = -value * chunk_fwd[fwd_m(r, col)];
+                masked = -value * chunk_work[fwd_m(r, col)];
             }
-            chunk_bwd[bwd_dam(r, col)] = masked;
+            chunk_work[bwd_dam(r, col)] = masked;
         }
         case OP_DQ_K: {
             if (valid) {
@@ -208,7 +208,7 @@ fn store_c(op: u32, r: u32, col: u32, value: f32) {
         }
         default: {
             if (valid) {
-                let local = chunk_bwd[bwd_dks(r, col)] + ck_beta[r] * ck_d1[r] * chunk_bwd[bwd_dx1(r, col)];
+                let local = chunk_work[bwd_dks(r, col)] + ck_beta[r] * ck_d1[r] * chunk_work[bwd_dx1(r, col)];
                 dqk_hat_heads[dk_at(r, col)] = value + local;
             }
         }
@@ -270,7 +270,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (token < len) {
         for (var i = lane; i < DK; i = i + TOKEN_LANES) {
             qd = qd + chunk_q(token, i) * dqk_hat_heads[dq_at(token, i)];
-            kd = kd + chunk_k(token, i) * chunk_bwd[bwd_dks(token, i)];
+            kd = kd + chunk_k(token, i) * chunk_work[bwd_dks(token, i)];
         }
     }
     qd = token_sum(qd, tid);
@@ -287,11 +287,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     var dbeta_v = 0.0;
     if (token < len) {
         for (var i = lane; i < DK; i = i + TOKEN_LANES) {
-            kx = kx + chunk_k(token, i) * chunk_bwd[bwd_dx1(token, i)];
+            kx = kx + chunk_k(token, i) * chunk_work[bwd_dx1(token, i)];
         }
         for (var j = lane; j < DV; j = j + TOKEN_LANES) {
-            let dyj = chunk_bwd[bwd_dy(token, j)];
-            dbeta_uv = dbeta_uv + dyj * chunk_fwd[fwd_u(token, j)];
+            let dyj = chunk_work[bwd_dy(token, j)];
+            dbeta_uv = dbeta_uv + dyj * chunk_work[fwd_u(token, j)];
             dbeta_v = dbeta_v + dyj * chunk_v(token, j);
         }
     }
@@ -323,14 +323,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     var above = 0.0;
     if (t < len) {
         for (var s = lane; s < t; s = s + TOKEN_LANES) {
-            let dam = chunk_bwd[bwd_dam(t, s)];
-            let kk = chunk_fwd[fwd_kk(t, s)];
-            below = below + chunk_bwd[bwd_dqk(t, s)] * chunk_fwd[fwd_qk(t, s)] + ck_beta[t] * dam * kk;
+            let dam = chunk_work[bwd_dam(t, s)];
+            let kk = chunk_work[fwd_kk(t, s)];
+            below = below + chunk_work[bwd_dqk(t, s)] * chunk_work[fwd_qk(t, s)] + ck_beta[t] * dam * kk;
             dam_kk = dam_kk + dam * kk;
         }
         for (var u = t + 1u + lane; u < len; u = u + TOKEN_LANES) {
-            above = above + chunk_bwd[bwd_dqk(u, t)] * chunk_fwd[fwd_qk(u, t)]
-                + ck_beta[u] * chunk_bwd[bwd_dam(u, t)] * chunk_fwd[fwd_kk(u, t)];
+            above = above + chunk_work[bwd_dqk(u, t)] * chunk_work[fwd_qk(u, t)]
+                + ck_beta[u] * chunk_work[bwd_dam(u, t)] * chunk_work[fwd_kk(u, t)];
         }
     }
     below = token_sum(below, tid);
@@ -354,7 +354,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             dbeta = dbeta_v + ck_d1[t] * k_dx1[t] + dam_kk;
         }
         let e = (ck_t0 + t) * layer.nv + ck_h;
-        gate_grad_parts[layer.tokens * layer.nv + e] = dbeta;
+        chunk_work[layer.gate_parts_base + layer.tokens * layer.nv + e] = dbeta;
     }
     workgroupBarrier();
     if (tid < len) {
@@ -362,6 +362,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         for (var u = tid; u < len; u = u + 1u) {
             dell = dell + d_gamma[u];
         }
-        gate_grad_parts[(ck_t0 + tid) * layer.nv + ck_h] = dell;
+        chunk_work[layer.gate_parts_base + (ck_t0 + tid) * layer.nv + ck_h] = dell;
     }
 }

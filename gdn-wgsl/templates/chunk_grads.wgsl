@@ -1,4 +1,4 @@
-// The chunk's region in chunk_bwd, the backward's scratch: dU [C, DV] (from the reverse state pass),
+// The chunk's backward region in chunk_work (the backward's scratch): dU [C, DV] (from the reverse state pass),
 // then for the per-chunk gradients dQK, dT, Z = dT Tᵀ, dA ⊙ M⁻ ([C, C] each), dK_S, dW, dX¹
 // ([C, DK] each) and dY [C, DV].
 

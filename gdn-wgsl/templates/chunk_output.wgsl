@@ -1,5 +1,5 @@
 // The chunked family, forward step 3, parallel over (chunk, value head): the chunk's outputs from the
-// state entering it (ckpt, written by chunk_state) and U (chunk_fwd), with P = QK ⊙ M:
+// state entering it (ckpt, written by chunk_state) and U (chunk_work), with P = QK ⊙ M:
 //   O = [diag(d) Q | P] [S; U].
 // Nothing here depends on another chunk, so it runs after the serial pass instead of inside it.
 // Writes o (before the norm) for the chunk's valid rows.
@@ -23,14 +23,14 @@ fn load_a(op: u32, r: u32, k: u32) -> f32 {
     if (s > r) {
         return 0.0;
     }
-    return chunk_fwd[fwd_m(r, s)] * chunk_fwd[fwd_qk(r, s)];
+    return chunk_work[fwd_m(r, s)] * chunk_work[fwd_qk(r, s)];
 }
 
 fn load_b(op: u32, k: u32, c: u32) -> f32 {
     if (k < DK) {
         return ckpt[chunk_state_at(ck_slot) + k * DV + c];
     }
-    return chunk_fwd[fwd_u(k - DK, c)];
+    return chunk_work[fwd_u(k - DK, c)];
 }
 
 fn store_c(op: u32, r: u32, c: u32, value: f32) {

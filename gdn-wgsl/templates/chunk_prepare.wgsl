@@ -4,7 +4,7 @@
 //   QK = Q Kᵀ;  KK = K Kᵀ;  A = diag(β) (KK ⊙ M⁻), strictly lower;  T = (I + A)⁻¹;
 //   W¹ = T diag(β d¹) K;  Ũ = T diag(β) V.
 // T comes from inverting I + A in workgroup memory (solve.wgsl).
-// Writes M, QK, KK, T, W¹ and Ũ into the chunk's region of chunk_fwd.
+// Writes M, QK, KK, T, W¹ and Ũ into the chunk's forward region of chunk_work.
 // Grid: folded, chunk slots · nv workgroups.
 
 const OP_QK: u32 = 0u;
@@ -52,21 +52,21 @@ fn load_b(op: u32, k: u32, c: u32) -> f32 {
 fn store_c(op: u32, r: u32, c: u32, value: f32) {
     switch op {
         case OP_QK: {
-            chunk_fwd[fwd_qk(r, c)] = value;
+            chunk_work[fwd_qk(r, c)] = value;
         }
         case OP_KK: {
-            chunk_fwd[fwd_kk(r, c)] = value;
+            chunk_work[fwd_kk(r, c)] = value;
             var a = 0.0;
             if (c < r) {
-                a = ck_beta[r] * chunk_fwd[fwd_m(r, c)] * value;
+                a = ck_beta[r] * chunk_work[fwd_m(r, c)] * value;
             }
             solve[r * CMAX + c] = a;
         }
         case OP_W1: {
-            chunk_fwd[fwd_w1(r, c)] = value;
+            chunk_work[fwd_w1(r, c)] = value;
         }
         default: {
-            chunk_fwd[fwd_ut(r, c)] = value;
+            chunk_work[fwd_ut(r, c)] = value;
         }
     }
 }
@@ -92,7 +92,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 span = span + ck_ell[s + 1u];
                 m = exp(span);
             }
-            chunk_fwd[fwd_m(tid, s)] = m;
+            chunk_work[fwd_m(tid, s)] = m;
         }
     }
     storageBarrier();
@@ -109,7 +109,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 
     solve_inverse(tid);
     for (var e = tid; e < c * c; e = e + MM_THREADS) {
-        chunk_fwd[fwd_t(e / c, e % c)] = solve[(e / c) * CMAX + e % c];
+        chunk_work[fwd_t(e / c, e % c)] = solve[(e / c) * CMAX + e % c];
     }
     mm(OP_W1, c, DK, c, tid);
     mm(OP_UT, c, DV, c, tid);

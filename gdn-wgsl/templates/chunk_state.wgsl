@@ -3,7 +3,7 @@
 // e₁ = e^{γ_0} and G = e^{γ_{C−1}}:
 //   U = Ũ − e₁ W¹ S;   S ← G S + Kᵀ diag(λ) U.
 // Writes the state at every chunk start into ckpt (the backward's only record of the forward and what
-// chunk_output computes the outputs from), U into chunk_fwd, and hT. Columns of the state are
+// chunk_output computes the outputs from), U into chunk_work, and hT. Columns of the state are
 // independent, so each workgroup keeps its CB columns; the state lives in ckpt itself, each phase
 // separated by a storage barrier.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
@@ -25,7 +25,7 @@ fn b_column_major(op: u32, k0: u32) -> bool {
 fn load_a(op: u32, r: u32, k: u32) -> f32 {
     switch op {
         case OP_U: {
-            return chunk_fwd[fwd_w1(r, k)];
+            return chunk_work[fwd_w1(r, k)];
         }
         default: {
             return chunk_k(k, r);
@@ -39,7 +39,7 @@ fn load_b(op: u32, k: u32, c: u32) -> f32 {
             return ckpt[chunk_state_at(ck_slot) + k * DV + col0 + c];
         }
         default: {
-            return ck_lam[k] * chunk_fwd[fwd_u(k, col0 + c)];
+            return ck_lam[k] * chunk_work[fwd_u(k, col0 + c)];
         }
     }
 }
@@ -48,8 +48,8 @@ fn store_c(op: u32, r: u32, c: u32, value: f32) {
     let col = col0 + c;
     switch op {
         case OP_U: {
-            let u = chunk_fwd[fwd_ut(r, col)] - chunk_first_decay() * value;
-            chunk_fwd[fwd_u(r, col)] = u;
+            let u = chunk_work[fwd_ut(r, col)] - chunk_first_decay() * value;
+            chunk_work[fwd_u(r, col)] = u;
         }
         default: {
             let at = chunk_state_at(ck_slot) + r * DV + col;

@@ -3,7 +3,7 @@
 // with dS the gradient of the state leaving it:
 //   dU = [Pᵀ | diag(λ) K] [dO; dS];   dS ← G dS + e₁ [Qᵀ diag(d¹) | −W¹ᵀ] [dO; dU].
 // Writes the gradient of the state leaving every chunk into dckpt (slot by slot, like ckpt), dU into
-// chunk_bwd, and dh0 (when h0 was given). Columns are independent, as in the forward.
+// chunk_work's backward region, and dh0 (when h0 was given). Columns are independent, as in the forward.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
 const OP_DU: u32 = 0u;
@@ -29,12 +29,12 @@ fn load_a(op: u32, r: u32, k: u32) -> f32 {
         if (r > k) {
             return 0.0;
         }
-        return chunk_fwd[fwd_m(k, r)] * chunk_fwd[fwd_qk(k, r)];
+        return chunk_work[fwd_m(k, r)] * chunk_work[fwd_qk(k, r)];
     }
     if (k < c) {
         return chunk_q(k, r) * ck_d1[k];
     }
-    return -chunk_fwd[fwd_w1(k - c, r)];
+    return -chunk_work[fwd_w1(k - c, r)];
 }
 
 fn load_b(op: u32, k: u32, col: u32) -> f32 {
@@ -45,13 +45,13 @@ fn load_b(op: u32, k: u32, col: u32) -> f32 {
     if (op == OP_DU) {
         return dckpt[chunk_state_at(ck_slot) + (k - c) * DV + col0 + col];
     }
-    return chunk_bwd[bwd_du(k - c, col0 + col)];
+    return chunk_work[bwd_du(k - c, col0 + col)];
 }
 
 fn store_c(op: u32, r: u32, c: u32, value: f32) {
     let col = col0 + c;
     if (op == OP_DU) {
-        chunk_bwd[bwd_du(r, col)] = value;
+        chunk_work[bwd_du(r, col)] = value;
         return;
     }
     let leaving = dckpt[chunk_state_at(ck_slot) + r * DV + col];

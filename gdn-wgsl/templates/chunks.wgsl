@@ -25,7 +25,8 @@ fn chunk_v(t: u32, j: u32) -> f32 {
     return y[ck_v + t * layer.channels + j];
 }
 
-// The chunk's region in chunk_fwd and chunk_bwd.
+// The chunk's regions in chunk_work: its forward products (from 0) and its backward scratch (from
+// layer.chunk_bwd_base).
 var<private> ck_fwd: u32;
 var<private> ck_bwd: u32;
 
@@ -41,7 +42,7 @@ fn chunk_begin(slot: u32, h: u32, tid: u32) {
     let c = chunk_size();
     let chunk_head = slot * layer.nv + h;
     ck_fwd = chunk_head * (4u * c * c + c * (DK + 2u * DV));
-    ck_bwd = chunk_head * (4u * c * c + c * (3u * DK + 2u * DV));
+    ck_bwd = layer.chunk_bwd_base + chunk_head * (4u * c * c + c * (3u * DK + 2u * DV));
     workgroupBarrier();
     if (tid < c) {
         var ell = 0.0;
@@ -89,7 +90,7 @@ fn chunk_beta_bound() -> f32 {
     return bound;
 }
 
-// The chunk's region in chunk_fwd: M, QK, KK, T ([C, C] each), W¹ [C, DK], Ũ and U ([C, DV] each).
+// The chunk's forward region in chunk_work: M, QK, KK, T ([C, C] each), W¹ [C, DK], Ũ and U ([C, DV] each).
 fn fwd_m(t: u32, s: u32) -> u32 {
     return ck_fwd + t * chunk_size() + s;
 }

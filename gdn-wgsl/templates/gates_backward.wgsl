@@ -16,8 +16,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     var dell = 0.0;
     var dbeta = 0.0;
     for (var p = 0u; p < parts; p = p + 1u) {
-        dell = dell + gate_grad_parts[e * parts + p];
-        dbeta = dbeta + gate_grad_parts[(layer.tokens * layer.nv + e) * parts + p];
+        dell = dell + gate_grad_parts[layer.gate_parts_base + e * parts + p];
+        dbeta = dbeta + gate_grad_parts[layer.gate_parts_base + (layer.tokens * layer.nv + e) * parts + p];
     }
     let arg = a[e] + dt_bias[h];
     let bt = gate_beta(e);

@@ -111,8 +111,8 @@ fn uniform_structs_match_their_rust_twins() {
         ("rms_eps", std::mem::offset_of!(LayerUniform, rms_eps)),
         ("gate_parts", std::mem::offset_of!(LayerUniform, gate_parts)),
         ("has_conv_state", std::mem::offset_of!(LayerUniform, has_conv_state)),
-        ("pad0", std::mem::offset_of!(LayerUniform, pad)),
-        ("pad1", std::mem::offset_of!(LayerUniform, pad) + 4),
+        ("chunk_bwd_base", std::mem::offset_of!(LayerUniform, chunk_bwd_base)),
+        ("gate_parts_base", std::mem::offset_of!(LayerUniform, gate_parts_base)),
     ];
     let rust_layer: Vec<(String, u32)> = rust_layer.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
     assert_eq!(layer, rust_layer);

@@ -76,10 +76,9 @@ work_buffers! {
     GateGradParts => "gate_grad_parts",
     /// Gradients of the chunk-start states.
     Dckpt => "dckpt",
-    /// f32 chunked forward: every chunk's products.
-    ChunkFwd => "chunk_fwd",
-    /// f32 chunked backward: every chunk's scratch.
-    ChunkBwd => "chunk_bwd",
+    /// f32 chunked: every chunk's forward products, then every chunk's backward scratch, then the
+    /// dℓ/dβ partial sums (one buffer, so that its kernels fit WebGPU's 10 storage buffers).
+    ChunkWork => "chunk_work",
     /// Tensor cores: every chunk's record (β, decays, span sums).
     Record => "record",
     /// Tensor cores: packed q̂ per key head (f16).

@@ -19,8 +19,8 @@ use crate::{CHUNK_COLUMNS, COOP_GATE_TERMS, COOP_KEY_TERMS, COOP_RECORD, CoopTil
 
 /// The family's own buffers.
 /// - Both: the chunk-start states and their gradients, and the dℓ/dβ of every token.
-/// - f32: the per-chunk products of the forward (`chunk_fwd`: M, QK, KK, T, W¹, Ũ, U) and the
-///   backward's scratch (`chunk_bwd`: dU, dQK, dT, Z, dA ⊙ M⁻, dK_S, dW, dX¹, dY).
+/// - f32: one work buffer ([`work_regions`]): the per-chunk products of the forward (M, QK, KK, T,
+///   W¹, Ũ, U), the backward's scratch (dU, dQK, dT, Z, dA ⊙ M⁻, dK_S, dW, dX¹, dY) and the dℓ/dβ.
 /// - Tensor cores: every chunk's record (β, its decays and span sums), the packed f16 operands (q̂,
 ///   k̂ per key head; d¹-scaled q̂, X¹, Y, W¹, M, KK ⊙ M⁻, T, P, U and diag(λ) U per value head, the
 ///   chunk-start states with their scales) and Ũ, U in f32; the backward's f16 dO, dS, dU, dY, dQK
@@ -29,18 +29,15 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
     let (config, c) = (g.config, g.family.state_interval());
     let chunk_heads = g.stored_states() * config.nv;
     let states = chunk_heads * config.state_size();
-    let mut specs = vec![
-        BufferSpec::f32(Work::Ckpt, states),
-        BufferSpec::f32(Work::Dckpt, states),
-        BufferSpec::f32(Work::GateGradParts, 2 * g.tokens() * config.nv),
-    ];
+    let mut specs = vec![BufferSpec::f32(Work::Ckpt, states), BufferSpec::f32(Work::Dckpt, states)];
     if !g.on_tensor_cores() {
-        specs.extend([
-            BufferSpec::f32(Work::ChunkFwd, chunk_heads * (4 * c * c + c * (config.dk + 2 * config.dv))),
-            BufferSpec::f32(Work::ChunkBwd, chunk_heads * (4 * c * c + c * (3 * config.dk + 2 * config.dv))),
-        ]);
+        let regions = work_regions(g);
+        // A forward-only plan holds the forward products only.
+        let words = if g.options.backward { regions.gate_parts + gate_part_words(g) } else { regions.backward };
+        specs.push(BufferSpec::f32(Work::ChunkWork, words));
         return specs;
     }
+    specs.push(BufferSpec::f32(Work::GateGradParts, gate_part_words(g)));
     let key_rows = g.stored_states() * config.nk * c;
     let rows = chunk_heads * c;
     let square = rows * MAX_CHUNK as usize;
@@ -80,6 +77,31 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
         BufferSpec::f32(Work::KeyTerms, chunk_heads * COOP_KEY_TERMS as usize),
     ]);
     specs
+}
+
+/// dℓ and dβ of every (token, value head).
+fn gate_part_words(g: &Geometry) -> usize {
+    2 * g.tokens() * g.config.nv
+}
+
+/// Where the f32 kernels' regions start in `chunk_work` (in words): every chunk's forward products
+/// from 0, then every chunk's backward scratch, then the dℓ/dβ partial sums (the layer uniform's
+/// `chunk_bwd_base` and `gate_parts_base`).
+pub(crate) struct WorkRegions {
+    pub backward: usize,
+    pub gate_parts: usize,
+}
+
+pub(crate) fn work_regions(g: &Geometry) -> WorkRegions {
+    let (config, c) = (g.config, g.family.state_interval());
+    let chunk_heads = g.stored_states() * config.nv;
+    let backward = chunk_heads * (4 * c * c + c * (config.dk + 2 * config.dv));
+    WorkRegions { backward, gate_parts: backward + chunk_heads * (4 * c * c + c * (3 * config.dk + 2 * config.dv)) }
+}
+
+/// The buffer the family's backward writes the dℓ/dβ partial sums into.
+pub(crate) fn gate_parts_buffer(g: &Geometry) -> BufferId {
+    BufferId::Work(if g.on_tensor_cores() { Work::GateGradParts } else { Work::ChunkWork })
 }
 
 /// Workgroups of the passes over chunks: (sequence, head, column block of `columns`).

@@ -5,6 +5,7 @@
 //! here and a module beside `recurrent.rs` and `chunked.rs` (plus its templates).
 
 use super::geometry::Geometry;
+use super::buffer::{BufferId, Work};
 use super::{BufferSpec, PlanError, Stages, chunked, recurrent};
 use crate::{HeadDims, MAX_CHUNK, Precision};
 
@@ -157,6 +158,28 @@ impl Family {
         match self {
             Family::Recurrent { .. } => recurrent::gate_parts(dims),
             Family::Chunked { .. } => 1,
+        }
+    }
+
+    /// The buffer the family's backward writes its `dℓ`/`dβ` partial sums into, which the shared
+    /// gate backward binds as `gate_grad_parts`.
+    pub(crate) fn gate_parts_buffer(&self, g: &Geometry) -> BufferId {
+        match self {
+            Family::Recurrent { .. } => BufferId::Work(Work::GateGradParts),
+            Family::Chunked { .. } => chunked::gate_parts_buffer(g),
+        }
+    }
+
+    /// The layer uniform's `chunk_bwd_base` and `gate_parts_base`: where the backward scratch and
+    /// the `dℓ`/`dβ` partial sums start in a work buffer shared with the forward products (see
+    /// [`crate::LayerUniform`]).
+    pub(crate) fn work_bases(&self, g: &Geometry) -> (usize, usize) {
+        match self {
+            Family::Chunked { .. } if !g.on_tensor_cores() => {
+                let regions = chunked::work_regions(g);
+                (regions.backward, regions.gate_parts)
+            }
+            _ => (0, 0),
         }
     }
 

@@ -57,6 +57,7 @@ impl Geometry<'_> {
     /// The layer uniform.
     pub fn layer_uniform(&self) -> Result<LayerUniform, PlanError> {
         let (config, options) = (self.config, self.options);
+        let (chunk_bwd_base, gate_parts_base) = self.family.work_bases(self);
         Ok(LayerUniform {
             tokens: to_u32("batch", self.tokens())?,
             seqs: to_u32("batch", self.sequences())?,
@@ -71,7 +72,8 @@ impl Geometry<'_> {
             rms_eps: config.rms_eps as f32,
             gate_parts: to_u32("batch", self.family.gate_parts(self.dims))?,
             has_conv_state: options.conv_state.into(),
-            pad: [0; 2],
+            chunk_bwd_base: to_u32("batch", chunk_bwd_base)?,
+            gate_parts_base: to_u32("batch", gate_parts_base)?,
         })
     }
 }

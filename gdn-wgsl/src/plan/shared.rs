@@ -119,7 +119,8 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let (config, tokens) = (g.config, g.tokens());
     stages.push(Kernel::NormBackward, tokens * config.nv)?;
     g.family.backward(stages)?;
-    stages.push(Kernel::GatesBackward, elements(tokens * config.nv))?;
+    let gate_parts = [("gate_grad_parts", g.family.gate_parts_buffer(g))];
+    stages.push_with(Kernel::GatesBackward, elements(tokens * config.nv), &gate_parts)?;
     stages.push(Kernel::QkNormBackward, tokens * config.nk)?;
     stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
     stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;

@@ -54,7 +54,8 @@ fn a_forward_only_plan_is_the_full_plan_s_forward_without_anything_of_the_backwa
         assert_eq!(forward_only.forward, full.forward);
         assert_eq!(forward_only.backward, None);
         for spec in &forward_only.buffers {
-            assert_eq!(Some(spec), full.buffer(spec.id), "the same buffer in both");
+            let in_full = full.buffer(spec.id).expect("a forward buffer is the full plan's too");
+            assert!(spec.words() <= in_full.words(), "{:?}: no larger than in the full plan", spec.id);
             if let BufferId::Tensor(t) = spec.id {
                 assert!(!matches!(t.role(), Role::Gradient | Role::OutputGrad), "{t:?} in a forward-only plan");
             }
