@@ -138,6 +138,41 @@ impl Case {
         Ok(DeviceResults { outputs, gradients: tape.read_gradients()?, device_bytes: tape.device_bytes() })
     }
 
+    /// What the device must reproduce of the case, per tensor: gdn-ref's values, in the layout of
+    /// `gdn_train`'s outputs and gradients, with the spec's bar and the cancellation of a sum that
+    /// widens it ([`TensorError::cancellation`]). `dh0` only where the case has `h0`.
+    pub fn expectations(
+        &self,
+        draw: &Draw,
+        want: &gdn_ref::ForwardResult,
+        want_grads: &gdn_ref::Gradients,
+    ) -> Vec<Expected> {
+        let expected = |tensor, values: &mut dyn Iterator<Item = &f64>| Expected {
+            tensor,
+            values: values.copied().collect(),
+            bar: bar(tensor, self.precision, self.regime),
+            cancellation: 1.0,
+        };
+        let mut all = vec![
+            expected(Tensor::Out, &mut want.out.iter()),
+            expected(Tensor::Ht, &mut want.ht.iter()),
+            expected(Tensor::Dqkv, &mut want_grads.dqkv.iter()),
+            expected(Tensor::Dz, &mut want_grads.dz.iter()),
+            expected(Tensor::Da, &mut want_grads.da.iter()),
+            expected(Tensor::Db, &mut want_grads.db.iter()),
+            expected(Tensor::DaLog, &mut want_grads.da_log.iter())
+                .cancelling(&want_grads.da_log, &gate_magnitudes(draw, want_grads, true)),
+            expected(Tensor::DdtBias, &mut want_grads.ddt_bias.iter())
+                .cancelling(&want_grads.ddt_bias, &gate_magnitudes(draw, want_grads, false)),
+            expected(Tensor::Dnorm, &mut want_grads.dnorm.iter()),
+            expected(Tensor::Dconv, &mut want_grads.dconv.iter()),
+        ];
+        if let Some(want) = &want_grads.dh0 {
+            all.push(expected(Tensor::Dh0, &mut want.iter()));
+        }
+        all
+    }
+
     fn compare_with(
         &self,
         draw: &Draw,
@@ -145,27 +180,46 @@ impl Case {
         want: &gdn_ref::ForwardResult,
         want_grads: &gdn_ref::Gradients,
     ) -> Report {
-        let (got, got_grads) = (&device.outputs, &device.gradients);
-
-        let mut errors = vec![
-            compare(Tensor::Out, self, &got.out, want.out.iter()),
-            compare(Tensor::Ht, self, &got.ht, want.ht.iter()),
-            compare(Tensor::Dqkv, self, &got_grads.dqkv, want_grads.dqkv.iter()),
-            compare(Tensor::Dz, self, &got_grads.dz, want_grads.dz.iter()),
-            compare(Tensor::Da, self, &got_grads.da, want_grads.da.iter()),
-            compare(Tensor::Db, self, &got_grads.db, want_grads.db.iter()),
-            compare(Tensor::DaLog, self, &got_grads.da_log, want_grads.da_log.iter())
-                .cancelling(&want_grads.da_log, &gate_magnitudes(draw, want_grads, true)),
-            compare(Tensor::DdtBias, self, &got_grads.ddt_bias, want_grads.ddt_bias.iter())
-                .cancelling(&want_grads.ddt_bias, &gate_magnitudes(draw, want_grads, false)),
-            compare(Tensor::Dnorm, self, &got_grads.dnorm, want_grads.dnorm.iter()),
-            compare(Tensor::Dconv, self, &got_grads.dconv, want_grads.dconv.iter()),
-        ];
-        if let (Some(got), Some(want)) = (&got_grads.dh0, &want_grads.dh0) {
-            errors.push(compare(Tensor::Dh0, self, got, want.iter()));
-        }
+        let (got, grads) = (&device.outputs, &device.gradients);
+        let errors = self
+            .expectations(draw, want, want_grads)
+            .into_iter()
+            .map(|e| {
+                let got: &[f32] = match e.tensor {
+                    Tensor::Out => &got.out,
+                    Tensor::Ht => &got.ht,
+                    Tensor::Dqkv => &grads.dqkv,
+                    Tensor::Dz => &grads.dz,
+                    Tensor::Da => &grads.da,
+                    Tensor::Db => &grads.db,
+                    Tensor::DaLog => &grads.da_log,
+                    Tensor::DdtBias => &grads.ddt_bias,
+                    Tensor::Dnorm => &grads.dnorm,
+                    Tensor::Dconv => &grads.dconv,
+                    Tensor::Dh0 => grads.dh0.as_deref().unwrap_or(&[]),
+                    _ => &[],
+                };
+                let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+                let error =
+                    if got.len() == e.values.len() { relative_error_f32(&got, &e.values) } else { f64::INFINITY };
+                TensorError { tensor: e.tensor, error, bar: e.bar, cancellation: e.cancellation }
+            })
+            .collect();
         Report { errors }
     }
+}
+
+/// One tensor a case checks: gdn-ref's values, the bar and how much its sum cancels.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Expected {
+    /// Which tensor.
+    pub tensor: Tensor,
+    /// gdn-ref's values, flattened as the device lays the tensor out.
+    pub values: Vec<f64>,
+    /// The spec's bar (`None`: reported only).
+    pub bar: Option<f64>,
+    /// How much the sum behind it cancels (≥ 1, widens the bar; see [`TensorError::cancellation`]).
+    pub cancellation: f64,
 }
 
 /// What the device computed for a case, and the bytes its tape held.
@@ -179,14 +233,7 @@ pub struct DeviceResults {
     pub device_bytes: u64,
 }
 
-fn compare<'a>(tensor: Tensor, case: &Case, got: &[f32], want: impl Iterator<Item = &'a f64>) -> TensorError {
-    let want: Vec<f64> = want.copied().collect();
-    let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
-    let error = if got.len() == want.len() { relative_error_f32(&got, &want) } else { f64::INFINITY };
-    TensorError { tensor, error, bar: bar(tensor, case.precision, case.regime), cancellation: 1.0 }
-}
-
-impl TensorError {
+impl Expected {
     /// Notes how much a sum over tokens cancels: the norm of its terms' magnitudes (`magnitudes`,
     /// per element) against the norm of the sum (`sum`); at least 1, and 1 for a zero sum with
     /// zero terms.
@@ -246,13 +293,15 @@ mod tests {
 
     #[test]
     fn a_cancelling_sum_widens_only_its_own_bar() {
-        let plain = TensorError { tensor: Tensor::DaLog, error: 2e-2, bar: Some(1e-2), cancellation: 1.0 };
-        assert!(!plain.passes());
-        // Terms of magnitude 3 and 2 summing to 1 (per head): κ = ‖(3, 4)‖ / ‖(1, 0.8)‖ ≈ 3.9.
         let sum = ndarray::Array1::from(vec![1.0, 0.8]);
-        let widened = plain.cancelling(&sum, &[3.0, 4.0]);
+        let plain = Expected { tensor: Tensor::DaLog, values: sum.to_vec(), bar: Some(1e-2), cancellation: 1.0 };
+        let judged =
+            |e: &Expected| TensorError { tensor: e.tensor, error: 2e-2, bar: e.bar, cancellation: e.cancellation };
+        assert!(!judged(&plain).passes());
+        // Terms of magnitude 3 and 2 summing to 1 (per head): κ = ‖(3, 4)‖ / ‖(1, 0.8)‖ ≈ 3.9.
+        let widened = plain.clone().cancelling(&sum, &[3.0, 4.0]);
         assert!((widened.cancellation - 5.0 / 1.64f64.sqrt()).abs() < 1e-12);
-        assert!(widened.passes());
+        assert!(judged(&widened).passes());
         // Terms that do not cancel leave the bar as it is.
         assert_eq!(plain.cancelling(&sum, &[1.0, 0.8]).cancellation, 1.0);
     }

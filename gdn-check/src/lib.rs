@@ -21,7 +21,7 @@ mod report;
 pub mod soak;
 pub mod soak_command;
 
-pub use case::{Case, CaseError, DeviceResults, Draw, bar};
+pub use case::{Case, CaseError, DeviceResults, Draw, Expected, bar};
 pub use gdn_ref::Tensor;
 pub use report::{Report, TensorError};
 

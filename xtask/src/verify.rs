@@ -1,4 +1,5 @@
-//! The merge gate: every step a cargo invocation, run in order from the workspace root.
+//! The merge gate: every step a cargo invocation, run in order from the workspace root: format,
+//! lints, tests, and the browser check (`cargo xtask web`).
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -14,6 +15,11 @@ const STEPS: &[Step] = &[
     Step { name: "format", args: &["fmt", "--all", "--check"] },
     Step { name: "lints", args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"] },
     Step { name: "tests", args: &["test", "--workspace"] },
+    // The browser check: every f32 kernel through Tint, and the layer's forward and backward in
+    // Chromium's WebGPU against gdn-ref (installs Chromium when absent). The recurrent backward
+    // binds 12 storage buffers, over WebGPU's 10: reported, not failed (the layer cases run the
+    // chunked family, which fits).
+    Step { name: "web", args: &["run", "-q", "-p", "xtask", "--", "web", "--allow-over-limits"] },
 ];
 
 /// Runs every step; the first failure ends the gate.

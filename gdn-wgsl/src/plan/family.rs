@@ -4,8 +4,8 @@
 //! `dℓ`/`dβ` it hands to the shared gate backward, and its stages. Adding a family adds a variant
 //! here and a module beside `recurrent.rs` and `chunked.rs` (plus its templates).
 
-use super::geometry::Geometry;
 use super::buffer::{BufferId, Work};
+use super::geometry::Geometry;
 use super::{BufferSpec, PlanError, Stages, chunked, recurrent};
 use crate::{HeadDims, MAX_CHUNK, Precision};
 

@@ -12,6 +12,7 @@
 mod cdp;
 mod chromium;
 mod kernels;
+mod layer_cases;
 mod report;
 mod server;
 
@@ -46,6 +47,9 @@ pub struct WebArgs {
     /// Compile only this kernel (by name, e.g. chunk_state); repeatable. All f32 kernels when absent.
     #[arg(long, value_name = "NAME")]
     kernel: Vec<String>,
+    /// Do not run the layer's own cases (forward and backward against gdn-ref).
+    #[arg(long)]
+    no_layer: bool,
     /// Do not compile the kernels (runs the plans only).
     #[arg(long)]
     no_kernels: bool,
@@ -84,6 +88,15 @@ pub fn run(args: &WebArgs) -> Result<(), String> {
         let dir = dir.canonicalize().map_err(|e| format!("--plan {}: {e}", dir.display()))?;
         mounts.push((format!("/plans/{i}/"), dir));
         plans.push(format!("plans/{i}/plan.json"));
+    }
+    if !args.no_layer {
+        for name in layer_cases::write(&gen_dir.join("layer"))? {
+            plans.push(format!("gen/layer/{name}/plan.json"));
+        }
+        println!(
+            "==> web: {} layer cases (plans from gdn-wgsl, expected values from gdn-ref)",
+            plans.len() - 1 - args.plan.len()
+        );
     }
     let kernels = if args.no_kernels {
         None
