@@ -2,6 +2,7 @@
 
 /// An argument that does not fit the layer or the batch.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A tensor whose shape differs from the one the layer and batch require.
     #[error("{name}: expected shape {expected:?}, got {got:?}")]
