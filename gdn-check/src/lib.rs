@@ -11,12 +11,16 @@
 #![deny(unsafe_code)]
 
 mod case;
+pub mod chart_font;
 pub mod decode;
 pub mod decode_command;
 pub mod fuzz;
 #[allow(unsafe_code)]
 pub mod kernel_stats;
 pub mod presets;
+pub mod recall;
+mod recall_chart;
+pub mod recall_command;
 mod report;
 pub mod soak;
 pub mod soak_command;

@@ -37,6 +37,8 @@ enum Command {
     Soak(gdn_check::soak_command::SoakArgs),
     /// The Vulkan driver's statistics of each compiled kernel: registers, spills, shared memory.
     KernelStats(gdn_check::kernel_stats::KernelStatsArgs),
+    /// Train a small model on associative recall through the layer: loss and accuracy as it learns.
+    Recall(gdn_check::recall_command::RecallArgs),
 }
 
 #[derive(Args)]
@@ -119,6 +121,7 @@ fn main() -> ExitCode {
         Command::Decode(args) => context().and_then(|ctx| gdn_check::decode_command::command(&ctx, &args)),
         Command::Soak(args) => context().and_then(|ctx| gdn_check::soak_command::command(&ctx, &args)),
         Command::KernelStats(args) => gdn_check::kernel_stats::command(&args),
+        Command::Recall(args) => context().and_then(|ctx| gdn_check::recall_command::command(&ctx, &args)),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

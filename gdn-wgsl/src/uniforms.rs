@@ -41,7 +41,7 @@ pub struct LayerUniform {
     pub chunk_bwd_base: u32,
     /// Where the `dℓ`/`dβ` partial sums start in the buffer bound as `gate_grad_parts`: after the
     /// forward products and the backward scratch in `chunk_work` for the chunked family in f32
-    /// (which packs the three to fit WebGPU's 10 storage buffers per stage), 0 otherwise.
+    /// (which packs the three to fit 10 storage buffers per stage, what Chromium's SwiftShader offers), 0 otherwise.
     pub gate_parts_base: u32,
 }
 

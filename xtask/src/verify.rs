@@ -17,7 +17,7 @@ const STEPS: &[Step] = &[
     Step { name: "tests", args: &["test", "--workspace"] },
     // The browser check: every f32 kernel through Tint, and the layer's forward and backward in
     // Chromium's WebGPU against gdn-ref (installs Chromium when absent). The recurrent backward
-    // binds 12 storage buffers, over WebGPU's 10: reported, not failed (the layer cases run the
+    // binds 12 storage buffers, over SwiftShader's 10: reported, not failed (the layer cases run the
     // chunked family, which fits).
     Step { name: "web", args: &["run", "-q", "-p", "xtask", "--", "web", "--allow-over-limits"] },
 ];

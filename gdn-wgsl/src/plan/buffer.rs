@@ -77,7 +77,7 @@ work_buffers! {
     /// Gradients of the chunk-start states.
     Dckpt => "dckpt",
     /// f32 chunked: every chunk's forward products, then every chunk's backward scratch, then the
-    /// dℓ/dβ partial sums (one buffer, so that its kernels fit WebGPU's 10 storage buffers).
+    /// dℓ/dβ partial sums (one buffer, so that its kernels fit the 10 storage buffers per stage SwiftShader offers).
     ChunkWork => "chunk_work",
     /// Tensor cores: every chunk's record (β, decays, span sums).
     Record => "record",

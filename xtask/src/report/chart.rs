@@ -87,32 +87,8 @@ pub fn series(summary: &Summary) -> Vec<Series> {
     out
 }
 
-/// Registers the first TrueType font found (`GDN_CHART_FONT`, else usual system paths) as
-/// plotters' `sans-serif`; returns its path, or `None` when there is none.
-pub fn register_font() -> Option<String> {
-    let candidates = std::env::var("GDN_CHART_FONT").into_iter().chain(
-        [
-            "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/TTF/DejaVuSans.ttf",
-            "/usr/share/fonts/dejavu/DejaVuSans.ttf",
-            "/usr/share/fonts/truetype/liberation/LiberationSans-Regular.ttf",
-            "/System/Library/Fonts/Supplemental/Arial.ttf",
-            "C:\\Windows\\Fonts\\arial.ttf",
-        ]
-        .map(String::from),
-    );
-    for path in candidates {
-        let Ok(bytes) = std::fs::read(&path) else { continue };
-        if plotters::style::register_font("sans-serif", FontStyle::Normal, Box::leak(bytes.into_boxed_slice())).is_ok()
-        {
-            return Some(path);
-        }
-    }
-    None
-}
-
 /// Draws `series` into a PNG at `path`. With a `title`, also the axes' numbers, the point names
-/// and a legend (text needs [`register_font`] to have found a font); without, no text at all.
+/// and a legend (text needs `gdn_check::chart_font::register` to have found a font); without, no text at all.
 pub fn draw(series: &[Series], path: &Path, title: Option<&str>) -> Result<(), String> {
     let text = title.is_some();
     let err = |e: &dyn std::fmt::Display| format!("drawing {}: {e}", path.display());

@@ -32,7 +32,7 @@ pub fn run(args: &ReportArgs) -> Result<(), String> {
         println!("no layer figures to chart");
         None
     } else {
-        let font = chart::register_font();
+        let font = gdn_check::chart_font::register();
         if font.is_none() {
             println!("no TrueType font found (set GDN_CHART_FONT to a .ttf file): the chart has no text");
         }

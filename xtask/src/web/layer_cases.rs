@@ -1,5 +1,5 @@
 //! The layer's cases for the browser: for each shape, gdn-wgsl's plan of the layer (the chunked
-//! family in f32, whose kernels fit WebGPU's 10 storage buffers per stage; the recurrent backward
+//! family in f32, whose kernels fit the 10 storage buffers per stage that Chromium's SwiftShader adapter offers; the recurrent backward
 //! binds 12) written as the page's `plan.json`, with the WGSL of every kernel it runs, the inputs
 //! gdn-check draws as the spec says, and gdn-ref's outputs and gradients as the expected values,
 //! each with its bar (widened by the cancellation of a sum, as on a tape). The page runs the stages
