@@ -58,11 +58,13 @@ pub fn command(ctx: &Context, args: &DecodeArgs) -> Result<bool, String> {
         args.reference_sequences.clamp(1, args.sequences)
     );
     print!("{}", outcome.table());
-    if let (Some(median), Some((_, clock))) = (outcome.median_time(), &outcome.times) {
+    if let (Some(median), Some((times, clock))) = (outcome.median_time(), &outcome.times) {
         let seconds = median.as_secs_f64();
         println!(
-            "\ndecode step, median of {} ({clock:?}): {:.2} µs; every state read and written once: {:.1} GB/s",
-            outcome.steps,
+            "\ndecode step of all {} sequences, median of {} after 0.5 s of warm-up ({clock:?}): {:.2} µs; every \
+             state read and written once: {:.1} GB/s",
+            args.sequences,
+            times.len(),
             seconds * 1e6,
             2.0 * state_bytes / seconds / 1e9
         );
