@@ -68,6 +68,15 @@ pub enum Error {
         /// What the tape expects.
         reason: String,
     },
+    /// A caller's buffer that cannot hold a tensor where it was given: misaligned, too short,
+    /// missing a usage, or the tensor given twice.
+    #[error("{name}: {reason}")]
+    Placement {
+        /// The tensor.
+        name: &'static str,
+        /// What is wrong, and what is needed.
+        reason: String,
+    },
     /// A pass or a read before the pass it depends on has run on the tape: a backward before any
     /// forward, an output before any forward, a gradient before any backward.
     #[error("{name}: {reason}")]

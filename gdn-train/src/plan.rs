@@ -1,8 +1,10 @@
 //! A layer plan's stages bound to a tape's buffers: each stage's pipeline (built or reused), its
 //! grid folded under the device's limit, and its bind group resolved once by typed buffer id.
-//! Forward and backward are each one such list, encoded into one compute pass.
+//! Forward and backward are each one such list, encoded into one compute pass (followed by the
+//! copies of tensors computed beside a caller's buffer into it, see `placement`).
 
 use crate::pipelines::KernelPipeline;
+use crate::placement::Placed;
 use crate::timestamps::Timestamps;
 use crate::{Context, Error, Result};
 use gdn_wgsl::HeadDims;
@@ -17,9 +19,18 @@ struct Dispatch {
     grid: (u32, u32),
 }
 
-/// Stages bound to a tape's buffers, ready to encode.
+/// A copy after the pass: a tensor computed in a buffer of the tape's own into the caller's range.
+pub(crate) struct CopyOut {
+    pub from: wgpu::Buffer,
+    pub to: wgpu::Buffer,
+    pub offset: u64,
+    pub bytes: u64,
+}
+
+/// Stages bound to a tape's buffers, ready to encode, and the copies that follow them.
 pub(crate) struct Bound {
     dispatches: Vec<Dispatch>,
+    copies: Vec<CopyOut>,
 }
 
 impl Bound {
@@ -29,7 +40,8 @@ impl Bound {
         ctx: &Context,
         dims: HeadDims,
         stages: &[Stage],
-        buffers: &HashMap<BufferId, (wgpu::Buffer, usize)>,
+        buffers: &HashMap<BufferId, Placed>,
+        copies: Vec<CopyOut>,
     ) -> Result<Self> {
         let dispatches = stages
             .iter()
@@ -41,11 +53,11 @@ impl Bound {
                     .iter()
                     .enumerate()
                     .map(|(slot, id)| {
-                        let (buffer, _) = buffers.get(id).ok_or_else(|| Error::Device {
+                        let placed = buffers.get(id).ok_or_else(|| Error::Device {
                             during: format!("binding {kernel}"),
                             message: format!("the plan binds {}, which it does not lay out", id.name()),
                         })?;
-                        Ok(wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() })
+                        Ok(wgpu::BindGroupEntry { binding: slot as u32, resource: placed.binding() })
                     })
                     .collect::<Result<Vec<_>>>()?;
                 let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
@@ -57,20 +69,25 @@ impl Bound {
                 Ok(Dispatch { pipeline, bind_group, grid })
             })
             .collect::<Result<_>>()?;
-        Ok(Self { dispatches })
+        Ok(Self { dispatches, copies })
     }
 
-    /// Records every dispatch into one compute pass.
+    /// Records every dispatch into one compute pass, then the copies into the caller's buffers.
     pub fn encode(
         &self,
         encoder: &mut wgpu::CommandEncoder,
         label: &str,
         timestamps: Option<wgpu::ComputePassTimestampWrites>,
     ) {
-        let mut pass = encoder
-            .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: timestamps });
-        for d in &self.dispatches {
-            d.record(&mut pass);
+        {
+            let mut pass = encoder
+                .begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(label), timestamp_writes: timestamps });
+            for d in &self.dispatches {
+                d.record(&mut pass);
+            }
+        }
+        for c in &self.copies {
+            encoder.copy_buffer_to_buffer(&c.from, 0, &c.to, c.offset, c.bytes);
         }
     }
 

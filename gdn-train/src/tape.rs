@@ -1,9 +1,10 @@
 //! [`Tape`]: every device buffer of one layer for one batch shape, allocated once and reused by
 //! every step, with the forward and backward of gdn-wgsl's layer plan bound against them.
 
-use crate::buffers::{check_storage, read_f32, storage, uniform};
+use crate::buffers::{check_storage, read_f32_at, storage, uniform};
 use crate::config::TapeOptions;
-use crate::plan::Bound;
+use crate::placement::{CallerBuffer, Placed, check, conflicts};
+use crate::plan::{Bound, CopyOut};
 use crate::progress::Progress;
 use crate::{Batch, Context, Error, Family, LayerConfig, Pass, Result, Tensor};
 use gdn_wgsl::plan::{BufferId, Contents, LayerPlan, PlanOptions};
@@ -25,8 +26,11 @@ pub struct Tape {
     options: TapeOptions,
     family: Family,
     offsets: Vec<usize>,
-    /// Every buffer the plan lays out, with its length in words.
-    buffers: HashMap<BufferId, (wgpu::Buffer, usize)>,
+    /// Every buffer the plan lays out, where the stages bind it.
+    buffers: HashMap<BufferId, Placed>,
+    /// The caller's ranges of the tensors computed in a buffer of the tape's own and copied there
+    /// after their pass (`placement::conflicts`).
+    copied_to: HashMap<Tensor, Placed>,
     /// The buffers the kernels write (what [`Tape::fill_outputs_with_nan`] poisons).
     kernel_written: Vec<BufferId>,
     /// One-word placeholders for the tensors of the backward on a forward-only tape.
@@ -43,6 +47,27 @@ impl Tape {
     /// the backward. Fails with a typed error for bad sizes, head dims without kernels, device
     /// limits too small, or memory exhausted.
     pub fn new(ctx: &Context, config: LayerConfig, batch: Batch, options: TapeOptions) -> Result<Self> {
+        Self::with_caller_buffers(ctx, config, batch, options, &[])
+    }
+
+    /// [`Tape::new`], with the tensors of `caller` living in the caller's buffers instead of the
+    /// tape's own: the kernels read and write them there, with no copy, where they can. Where the
+    /// caller's buffers would have one dispatch bind a buffer both read-only and read-write (wgpu
+    /// refuses that: two tensors of one stage in the same buffer, one of them written), the written
+    /// tensor is computed in a buffer of the tape's own and copied into the caller's range at the
+    /// end of its pass (the forward for outputs, the backward for gradients).
+    ///
+    /// Synchronisation: the passes read the caller's inputs, parameters and output gradients as
+    /// they are when the pass runs on the queue, and write the caller's outputs (forward) and
+    /// gradients (backward) by its end; anything the caller records before or after them on the
+    /// same queue is ordered by wgpu. Nothing else of the caller's buffers is touched.
+    pub fn with_caller_buffers(
+        ctx: &Context,
+        config: LayerConfig,
+        batch: Batch,
+        options: TapeOptions,
+        caller: &[CallerBuffer],
+    ) -> Result<Self> {
         config.validate()?;
         gdn_wgsl::plan::check_indices(&config)?;
         // The largest tensor per token is qkv: refuse a batch it cannot hold before laying it out.
@@ -60,19 +85,55 @@ impl Tape {
         };
         let plan = LayerPlan::new(&config, &offsets, &plan_options)?;
         ctx.supports(options.precision)?;
+        let mut given: HashMap<Tensor, &CallerBuffer> = HashMap::new();
+        for c in caller {
+            if given.insert(c.tensor, c).is_some() {
+                return Err(Error::Placement { name: c.tensor.name(), reason: "given twice".into() });
+            }
+            if plan.buffer(BufferId::Tensor(c.tensor)).is_none() {
+                return Err(Error::Presence {
+                    name: c.tensor.name(),
+                    reason: "given as a caller buffer, but this tape has no such tensor (a forward-only tape has no gradients)"
+                        .into(),
+                });
+            }
+        }
         let mut buffers = HashMap::new();
         for spec in &plan.buffers {
             let (name, words) = (spec.id.name(), spec.words());
-            let buffer = match &spec.contents {
-                Contents::Storage { .. } => storage(ctx, name, words)?,
-                Contents::Fixed(values) => {
+            let placed = match (&spec.contents, spec.id) {
+                (Contents::Storage { .. }, BufferId::Tensor(t)) if given.contains_key(&t) => {
+                    check(ctx, given[&t], words)?
+                }
+                (Contents::Storage { .. }, _) => Placed::owned(storage(ctx, name, words)?, words),
+                (Contents::Fixed(values), _) => {
                     let buffer = storage(ctx, name, words)?;
                     ctx.queue().write_buffer(&buffer, 0, bytemuck::cast_slice(values));
-                    buffer
+                    Placed::owned(buffer, words)
                 }
-                Contents::Uniform(bytes) => uniform(ctx, name, bytes)?,
+                (Contents::Uniform(bytes), _) => Placed::owned(uniform(ctx, name, bytes)?, words),
             };
-            buffers.insert(spec.id, (buffer, words));
+            buffers.insert(spec.id, placed);
+        }
+        // Tensors computed beside a caller's buffer that the same dispatch reads: computed in a
+        // buffer of the tape's own, copied to the caller's range after their pass.
+        let staged = conflicts(plan.forward.iter().chain(plan.backward.iter().flatten()), &buffers);
+        let (mut copied_to, mut forward_copies, mut backward_copies) = (HashMap::new(), Vec::new(), Vec::new());
+        for tensor in staged {
+            let words = buffers[&BufferId::Tensor(tensor)].words;
+            let own = Placed::owned(storage(ctx, tensor.name(), words)?, words);
+            let home = buffers.insert(BufferId::Tensor(tensor), own).expect("a staged tensor is laid out");
+            let copy = CopyOut {
+                from: buffers[&BufferId::Tensor(tensor)].buffer.clone(),
+                to: home.buffer.clone(),
+                offset: home.offset,
+                bytes: 4 * words as u64,
+            };
+            match tensor.role() {
+                gdn_ref::Role::Output => forward_copies.push(copy),
+                _ => backward_copies.push(copy),
+            }
+            copied_to.insert(tensor, home);
         }
         let kernel_written = plan
             .buffers
@@ -85,8 +146,11 @@ impl Tape {
         for tensor in Tensor::ALL.into_iter().filter(|&t| !buffers.contains_key(&BufferId::Tensor(t))) {
             placeholders.insert(tensor, storage(ctx, tensor.name(), 0)?);
         }
-        let forward = Bound::new(ctx, plan.dims, &plan.forward, &buffers)?;
-        let backward = plan.backward.as_ref().map(|stages| Bound::new(ctx, plan.dims, stages, &buffers)).transpose()?;
+        let forward = Bound::new(ctx, plan.dims, &plan.forward, &buffers, forward_copies)?;
+        let backward = match &plan.backward {
+            Some(stages) => Some(Bound::new(ctx, plan.dims, stages, &buffers, backward_copies)?),
+            None => None,
+        };
         let progress = Mutex::default();
         Ok(Self {
             ctx: ctx.clone(),
@@ -95,6 +159,7 @@ impl Tape {
             family: plan.family,
             offsets,
             buffers,
+            copied_to,
             kernel_written,
             placeholders,
             forward,
@@ -139,26 +204,41 @@ impl Tape {
         &self.ctx
     }
 
-    /// A buffer, for chaining with the caller's own device work (a one-word placeholder for a
-    /// buffer of the backward on a forward-only tape).
+    /// Where a tensor lives: the caller's range where it was given one, else the tape's own.
+    fn home(&self, which: Tensor) -> Option<&Placed> {
+        self.copied_to.get(&which).or_else(|| self.buffers.get(&BufferId::Tensor(which)))
+    }
+
+    /// The buffer holding a tensor, for chaining with the caller's own device work: the caller's
+    /// own where it gave one ([`Tape::with_caller_buffers`]; the tensor starts at
+    /// [`Tape::offset`] there), else the tape's (a one-word placeholder for a tensor of the
+    /// backward on a forward-only tape).
     pub fn buffer(&self, which: Tensor) -> &wgpu::Buffer {
-        match self.buffers.get(&BufferId::Tensor(which)) {
-            Some((buffer, _)) => buffer,
+        match self.home(which) {
+            Some(placed) => &placed.buffer,
             None => &self.placeholders[&which],
         }
+    }
+
+    /// Where a tensor starts in [`Tape::buffer`], in bytes: 0 in the tape's own buffers, the
+    /// caller's offset in its own.
+    pub fn offset(&self, which: Tensor) -> u64 {
+        self.home(which).map_or(0, |placed| placed.offset)
     }
 
     /// Elements of a buffer (0 for an optional one the tape has no room for, and for one of the
     /// backward on a forward-only tape).
     pub fn len(&self, which: Tensor) -> usize {
-        self.buffers.get(&BufferId::Tensor(which)).map_or(0, |(_, words)| *words)
+        self.home(which).map_or(0, |placed| placed.words)
     }
 
     /// Bytes of device memory the tape holds: every buffer it allocated (inputs, parameters,
-    /// outputs, gradients, what the forward saves for the backward, the family's scratch).
+    /// outputs, gradients, what the forward saves for the backward, the family's scratch), not the
+    /// caller's.
     pub fn device_bytes(&self) -> u64 {
         let placeholders = self.placeholders.values().map(wgpu::Buffer::size);
-        self.buffers.values().map(|(buffer, _)| buffer.size()).chain(placeholders).sum()
+        let owned = self.buffers.values().filter(|placed| !placed.caller).map(|placed| placed.buffer.size());
+        owned.chain(placeholders).sum()
     }
 
     /// Records the forward into `encoder`: reads the inputs and parameters, writes `out`, `hT`
@@ -267,7 +347,7 @@ impl Tape {
 
     /// Uploads `data`, checked by [`Tape::check_write`], into `which`.
     pub(crate) fn upload(&self, which: Tensor, data: &[f32]) {
-        self.ctx.queue().write_buffer(self.buffer(which), 0, bytemuck::cast_slice(data));
+        self.ctx.queue().write_buffer(self.buffer(which), self.offset(which), bytemuck::cast_slice(data));
     }
 
     /// Reads `which` back to the host, waiting for the queue. An output before any forward, or a
@@ -280,19 +360,18 @@ impl Tape {
     pub(crate) fn read_held(&self, progress: &Progress, which: Tensor) -> Result<Vec<f32>> {
         self.held(which)?;
         progress.check_read(which)?;
-        read_f32(&self.ctx, self.buffer(which), self.len(which))
+        let first = (self.offset(which) / 4) as usize;
+        read_f32_at(&self.ctx, self.buffer(which), first, self.len(which))
     }
 
     /// Fills every buffer the kernels write with NaN, so that an element a kernel fails to write
     /// shows up in a comparison. A testing aid: the next forward and backward overwrite them.
     pub fn fill_outputs_with_nan(&self) {
         let _progress = self.lock();
-        for id in &self.kernel_written {
-            let (buffer, len) = &self.buffers[id];
-            if *len > 0 {
-                let nan = vec![f32::NAN; *len];
-                self.ctx.queue().write_buffer(buffer, 0, bytemuck::cast_slice(&nan));
-            }
+        let homes = self.kernel_written.iter().map(|id| &self.buffers[id]).chain(self.copied_to.values());
+        for placed in homes.filter(|placed| placed.words > 0) {
+            let nan = vec![f32::NAN; placed.words];
+            self.ctx.queue().write_buffer(&placed.buffer, placed.offset, bytemuck::cast_slice(&nan));
         }
     }
 }
