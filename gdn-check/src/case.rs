@@ -180,26 +180,11 @@ impl Case {
         want: &gdn_ref::ForwardResult,
         want_grads: &gdn_ref::Gradients,
     ) -> Report {
-        let (got, grads) = (&device.outputs, &device.gradients);
         let errors = self
             .expectations(draw, want, want_grads)
             .into_iter()
             .map(|e| {
-                let got: &[f32] = match e.tensor {
-                    Tensor::Out => &got.out,
-                    Tensor::Ht => &got.ht,
-                    Tensor::Dqkv => &grads.dqkv,
-                    Tensor::Dz => &grads.dz,
-                    Tensor::Da => &grads.da,
-                    Tensor::Db => &grads.db,
-                    Tensor::DaLog => &grads.da_log,
-                    Tensor::DdtBias => &grads.ddt_bias,
-                    Tensor::Dnorm => &grads.dnorm,
-                    Tensor::Dconv => &grads.dconv,
-                    Tensor::Dh0 => grads.dh0.as_deref().unwrap_or(&[]),
-                    _ => &[],
-                };
-                let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+                let got: Vec<f64> = device.tensor(e.tensor).iter().map(|&v| f64::from(v)).collect();
                 let error =
                     if got.len() == e.values.len() { relative_error_f32(&got, &e.values) } else { f64::INFINITY };
                 TensorError { tensor: e.tensor, error, bar: e.bar, cancellation: e.cancellation }
@@ -231,6 +216,29 @@ pub struct DeviceResults {
     pub gradients: gdn_train::Gradients,
     /// The tape's device memory.
     pub device_bytes: u64,
+}
+
+impl DeviceResults {
+    /// What the device computed of `tensor` (empty for one it does not compute, or did not here).
+    pub fn tensor(&self, tensor: Tensor) -> &[f32] {
+        let (got, grads) = (&self.outputs, &self.gradients);
+        match tensor {
+            Tensor::Out => &got.out,
+            Tensor::Ht => &got.ht,
+            Tensor::FinalConvState => got.conv_state.as_deref().unwrap_or(&[]),
+            Tensor::Dqkv => &grads.dqkv,
+            Tensor::Dz => &grads.dz,
+            Tensor::Da => &grads.da,
+            Tensor::Db => &grads.db,
+            Tensor::DaLog => &grads.da_log,
+            Tensor::DdtBias => &grads.ddt_bias,
+            Tensor::Dnorm => &grads.dnorm,
+            Tensor::Dconv => &grads.dconv,
+            Tensor::Dh0 => grads.dh0.as_deref().unwrap_or(&[]),
+            Tensor::DconvState => grads.dconv_state.as_deref().unwrap_or(&[]),
+            _ => &[],
+        }
+    }
 }
 
 impl Expected {

@@ -2,7 +2,7 @@
 //! whether it records the backward. The layer's sizes and the batch layout are gdn-ref's
 //! ([`crate::LayerConfig`], [`crate::Batch`]), one definition for every crate.
 
-use crate::{Family, Precision};
+use crate::{Family, Precision, Storage};
 
 /// Options of a tape, fixed at its creation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,6 +23,12 @@ pub struct TapeOptions {
     /// reaches before a sequence's start; the final window after the call
     /// ([`crate::Tensor::FinalConvState`]); the gradient arriving at it and `dconv_state`.
     pub conv_state: bool,
+    /// How the caller's activations and their gradients (qkv, z, a, b, out and their gradients)
+    /// are stored: f32 (the default), bf16 or f16, two halves to a word. The kernels compute in
+    /// f32 from copies widened before each pass; the states, the parameters and their gradients
+    /// stay f32. The host calls take and give f32, rounding to the storage (to nearest, ties to
+    /// even) on the way in.
+    pub storage: Storage,
     /// Record the backward too (the default). `false` makes a forward-only tape for inference: no
     /// gradient, no backward scratch, and [`crate::Tape::backward`] refuses.
     pub backward: bool,
@@ -37,6 +43,7 @@ impl Default for TapeOptions {
             precision: Precision::F32,
             conv_state: false,
             backward: true,
+            storage: Storage::F32,
         }
     }
 }

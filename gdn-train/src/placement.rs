@@ -106,7 +106,7 @@ pub(crate) fn conflicts<'a>(
     for stage in stages {
         let caller_bindings = stage.bindings.iter().zip(stage.kernel.bindings()).filter_map(|(id, binding)| {
             let place = placed.get(id).filter(|p| p.caller)?;
-            let writes = matches!(binding.kind, BindingKind::WriteF32 | BindingKind::WriteF16);
+            let writes = matches!(binding.kind, BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16);
             Some((*id, &place.buffer, writes))
         });
         let caller_bindings: Vec<_> = caller_bindings.collect();

@@ -3,11 +3,12 @@
 
 use crate::buffers::{check_storage, read_f32_at, storage, uniform};
 use crate::config::TapeOptions;
+use crate::halves::{nan_word, pack, unpack};
 use crate::placement::{CallerBuffer, Placed, check, conflicts};
 use crate::plan::{Bound, CopyOut};
 use crate::progress::Progress;
 use crate::{Batch, Context, Error, Family, LayerConfig, Pass, Result, Tensor};
-use gdn_wgsl::plan::{BufferId, Contents, LayerPlan, PlanOptions};
+use gdn_wgsl::plan::{BufferId, Contents, Element, LayerPlan, PlanOptions};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -31,8 +32,11 @@ pub struct Tape {
     /// The caller's ranges of the tensors computed in a buffer of the tape's own and copied there
     /// after their pass (`placement::conflicts`).
     copied_to: HashMap<Tensor, Placed>,
-    /// The buffers the kernels write (what [`Tape::fill_outputs_with_nan`] poisons).
-    kernel_written: Vec<BufferId>,
+    /// The buffers the kernels write, with a word of NaN in their format (what
+    /// [`Tape::fill_outputs_with_nan`] fills them with).
+    kernel_written: Vec<(BufferId, u32)>,
+    /// Elements of each tensor the tape has (two to a word where it is stored in halves).
+    elements: HashMap<Tensor, usize>,
     /// One-word placeholders for the tensors of the backward on a forward-only tape.
     placeholders: HashMap<Tensor, wgpu::Buffer>,
     forward: Bound,
@@ -82,6 +86,7 @@ impl Tape {
             final_state_grad: options.final_state_grad,
             conv_state: options.conv_state,
             backward: options.backward,
+            storage: options.storage,
         };
         let plan = LayerPlan::new(&config, &offsets, &plan_options)?;
         ctx.supports(options.precision)?;
@@ -138,9 +143,23 @@ impl Tape {
         let kernel_written = plan
             .buffers
             .iter()
-            .filter(|spec| matches!(spec.contents, Contents::Storage { .. }))
-            .map(|spec| spec.id)
-            .filter(|id| !matches!(id, BufferId::Tensor(t) if t.caller_written()))
+            .filter_map(|spec| match spec.contents {
+                Contents::Storage { element, .. } => Some((spec.id, nan_word(element))),
+                _ => None,
+            })
+            .filter(|(id, _)| !matches!(id, BufferId::Tensor(t) if t.caller_written()))
+            .collect();
+        let (tokens, sequences) = (*offsets.last().expect("offsets are non-empty"), offsets.len() - 1);
+        let elements = plan
+            .buffers
+            .iter()
+            .filter_map(|spec| match spec.id {
+                BufferId::Tensor(t) if options.storage.halves(t) && spec.words() > 0 => {
+                    Some((t, t.len(&config, tokens, sequences).unwrap_or(0)))
+                }
+                BufferId::Tensor(t) => Some((t, spec.words())),
+                _ => None,
+            })
             .collect();
         let mut placeholders = HashMap::new();
         for tensor in Tensor::ALL.into_iter().filter(|&t| !buffers.contains_key(&BufferId::Tensor(t))) {
@@ -161,6 +180,7 @@ impl Tape {
             buffers,
             copied_to,
             kernel_written,
+            elements,
             placeholders,
             forward,
             backward,
@@ -229,7 +249,7 @@ impl Tape {
     /// Elements of a buffer (0 for an optional one the tape has no room for, and for one of the
     /// backward on a forward-only tape).
     pub fn len(&self, which: Tensor) -> usize {
-        self.home(which).map_or(0, |placed| placed.words)
+        self.elements.get(&which).copied().unwrap_or(0)
     }
 
     /// Bytes of device memory the tape holds: every buffer it allocated (inputs, parameters,
@@ -347,7 +367,13 @@ impl Tape {
 
     /// Uploads `data`, checked by [`Tape::check_write`], into `which`.
     pub(crate) fn upload(&self, which: Tensor, data: &[f32]) {
-        self.ctx.queue().write_buffer(self.buffer(which), self.offset(which), bytemuck::cast_slice(data));
+        let (buffer, offset) = (self.buffer(which), self.offset(which));
+        if self.options.storage.halves(which) {
+            let words = pack(self.options.storage, data);
+            self.ctx.queue().write_buffer(buffer, offset, bytemuck::cast_slice(&words));
+        } else {
+            self.ctx.queue().write_buffer(buffer, offset, bytemuck::cast_slice(data));
+        }
     }
 
     /// Reads `which` back to the host, waiting for the queue. An output before any forward, or a
@@ -361,17 +387,28 @@ impl Tape {
         self.held(which)?;
         progress.check_read(which)?;
         let first = (self.offset(which) / 4) as usize;
-        read_f32_at(&self.ctx, self.buffer(which), first, self.len(which))
+        if !self.options.storage.halves(which) {
+            return read_f32_at(&self.ctx, self.buffer(which), first, self.len(which));
+        }
+        let words = self.len(which).div_ceil(2);
+        let bits: Vec<u32> =
+            read_f32_at(&self.ctx, self.buffer(which), first, words)?.iter().map(|w| w.to_bits()).collect();
+        Ok(unpack(self.options.storage, &bits, self.len(which)))
     }
 
     /// Fills every buffer the kernels write with NaN, so that an element a kernel fails to write
     /// shows up in a comparison. A testing aid: the next forward and backward overwrite them.
     pub fn fill_outputs_with_nan(&self) {
         let _progress = self.lock();
-        let homes = self.kernel_written.iter().map(|id| &self.buffers[id]).chain(self.copied_to.values());
-        for placed in homes.filter(|placed| placed.words > 0) {
-            let nan = vec![f32::NAN; placed.words];
-            self.ctx.queue().write_buffer(&placed.buffer, placed.offset, bytemuck::cast_slice(&nan));
+        let storage = self.options.storage;
+        let caller_homes = self.copied_to.iter().map(|(t, placed)| {
+            let element = if storage.halves(*t) { storage.element() } else { Element::F32 };
+            (placed, nan_word(element))
+        });
+        let homes = self.kernel_written.iter().map(|(id, nan)| (&self.buffers[id], *nan)).chain(caller_homes);
+        for (placed, nan) in homes.filter(|(placed, _)| placed.words > 0) {
+            let words = vec![nan; placed.words];
+            self.ctx.queue().write_buffer(&placed.buffer, placed.offset, bytemuck::cast_slice(&words));
         }
     }
 }

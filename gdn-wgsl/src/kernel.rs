@@ -19,6 +19,8 @@ pub enum BindingKind {
     ReadF32,
     /// A read-write `array<f32>`.
     WriteF32,
+    /// A read-write `array<u32>` (half-precision storage: two halves to a word).
+    WriteU32,
     /// A read-only `array<f16>` (the tensor-core kernels' packed operands).
     ReadF16,
     /// A read-write `array<f16>`.
@@ -38,7 +40,7 @@ const fn bind(name: &'static str, kind: BindingKind) -> Binding {
     Binding { name, kind }
 }
 
-use BindingKind::{LayerUniform, ReadF16, ReadF32, ReadU32, ReduceUniform, WriteF16, WriteF32};
+use BindingKind::{LayerUniform, ReadF16, ReadF32, ReadU32, ReduceUniform, WriteF16, WriteF32, WriteU32};
 
 /// Threads per workgroup of the element-wise kernels.
 pub const ELEMENTS: u32 = 256;
@@ -131,11 +133,19 @@ pub enum Kernel {
     /// Inference: one fused step of a few tokens for a batch of sequences, reading and updating
     /// their recurrent and conv states in place in a pool, addressed by slot.
     DecodeStep,
+    /// Half-precision storage: a bf16 tensor widened to f32 before the pass that reads it.
+    WidenBf16,
+    /// Half-precision storage: an f16 tensor widened to f32 before the pass that reads it.
+    WidenF16,
+    /// Half-precision storage: an f32 result rounded to bf16 after the pass that writes it.
+    NarrowBf16,
+    /// Half-precision storage: an f32 result rounded to f16 after the pass that writes it.
+    NarrowF16,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 31] = [
+    pub const ALL: [Kernel; 35] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -167,6 +177,10 @@ impl Kernel {
         Kernel::CoopGradKeys,
         Kernel::CoopGate,
         Kernel::DecodeStep,
+        Kernel::WidenBf16,
+        Kernel::WidenF16,
+        Kernel::NarrowBf16,
+        Kernel::NarrowF16,
     ];
 
     /// The template's file name without extension, e.g. `recurrence_backward`.
@@ -192,6 +206,10 @@ impl Kernel {
                 | Kernel::DconvWindow
                 | Kernel::ColumnSumPartial
                 | Kernel::ColumnSumFinish
+                | Kernel::WidenBf16
+                | Kernel::WidenF16
+                | Kernel::NarrowBf16
+                | Kernel::NarrowF16
         )
     }
 
@@ -231,7 +249,11 @@ impl Kernel {
             | Kernel::GatesForward
             | Kernel::GatesBackward
             | Kernel::ConvBackwardPre
-            | Kernel::ConvBackwardInput => ELEMENTS,
+            | Kernel::ConvBackwardInput
+            | Kernel::WidenBf16
+            | Kernel::WidenF16
+            | Kernel::NarrowBf16
+            | Kernel::NarrowF16 => ELEMENTS,
             Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
@@ -314,7 +336,9 @@ impl Kernel {
             Kernel::ConvForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
                 vec![("ELEMENTS", ELEMENTS), ("CONV_RUN", CONV_RUN), ("CONV_WINDOW", CONV_WINDOW)]
             }
-            Kernel::GatesForward => vec![("ELEMENTS", ELEMENTS)],
+            Kernel::GatesForward | Kernel::WidenBf16 | Kernel::WidenF16 | Kernel::NarrowBf16 | Kernel::NarrowF16 => {
+                vec![("ELEMENTS", ELEMENTS)]
+            }
             Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => vec![("COLUMNS", COLUMNS)],
             Kernel::DconvWindow => {
@@ -368,6 +392,10 @@ impl Kernel {
             Kernel::ConvForward => &CONV_FORWARD,
             Kernel::QkNormForward => &QK_NORM_FORWARD,
             Kernel::GatesForward => &GATES_FORWARD,
+            Kernel::WidenBf16 => &WIDEN_BF16,
+            Kernel::WidenF16 => &WIDEN_F16,
+            Kernel::NarrowBf16 => &NARROW_BF16,
+            Kernel::NarrowF16 => &NARROW_F16,
             Kernel::RecurrenceForward => &RECURRENCE_FORWARD,
             Kernel::NormForward => &NORM_FORWARD,
             Kernel::NormBackward => &NORM_BACKWARD,
@@ -486,6 +514,20 @@ const GATES_FORWARD: Spec = Spec {
         bind("gates", WriteF32),
     ],
 };
+
+const HALF_BF16: (&str, &str) = ("half_bf16", include_str!("../templates/half_bf16.wgsl"));
+const HALF_F16: (&str, &str) = ("half_f16", include_str!("../templates/half_f16.wgsl"));
+const WIDEN: &str = include_str!("../templates/widen.wgsl");
+const NARROW: &str = include_str!("../templates/narrow.wgsl");
+const WIDEN_BINDINGS: &[Binding] = &[bind("narrow", ReadU32), bind("wide", WriteF32)];
+const NARROW_BINDINGS: &[Binding] = &[bind("wide", ReadF32), bind("narrow", WriteU32)];
+
+const WIDEN_BF16: Spec = Spec { name: "widen_bf16", template: WIDEN, snippets: &[HALF_BF16], bindings: WIDEN_BINDINGS };
+const WIDEN_F16: Spec = Spec { name: "widen_f16", template: WIDEN, snippets: &[HALF_F16], bindings: WIDEN_BINDINGS };
+const NARROW_BF16: Spec =
+    Spec { name: "narrow_bf16", template: NARROW, snippets: &[HALF_BF16], bindings: NARROW_BINDINGS };
+const NARROW_F16: Spec =
+    Spec { name: "narrow_f16", template: NARROW, snippets: &[HALF_F16], bindings: NARROW_BINDINGS };
 
 const RECURRENCE_FORWARD: Spec = Spec {
     name: "recurrence_forward",
@@ -989,6 +1031,7 @@ pub(crate) fn wgsl_declaration(slot: usize, binding: &Binding) -> String {
         LayerUniform => ("uniform", uniforms::LAYER_WGSL_NAME),
         ReduceUniform => ("uniform", uniforms::REDUCE_WGSL_NAME),
         ReadU32 => ("storage, read", "array<u32>"),
+        WriteU32 => ("storage, read_write", "array<u32>"),
         ReadF32 => ("storage, read", "array<f32>"),
         WriteF32 => ("storage, read_write", "array<f32>"),
         ReadF16 => ("storage, read", "array<f16>"),

@@ -148,14 +148,18 @@ pub enum BufferId {
     Tensor(Tensor),
     /// A buffer between the kernels.
     Work(Work),
+    /// The f32 copy the kernels compute on of a tensor the caller stores in halves
+    /// (`plan::Storage`).
+    Wide(Tensor),
 }
 
 impl BufferId {
-    /// Its binding name.
+    /// Its binding name (a wide copy's is the tensor's with `_f32`).
     pub fn name(self) -> &'static str {
         match self {
             BufferId::Tensor(t) => t.name(),
             BufferId::Work(w) => w.name(),
+            BufferId::Wide(t) => wide_name(t),
         }
     }
 
@@ -163,6 +167,23 @@ impl BufferId {
     pub fn bound_by_name(name: &str) -> Option<BufferId> {
         let tensor = Tensor::ALL.iter().find(|t| t.name() == name).map(|&t| BufferId::Tensor(t));
         tensor.or_else(|| Work::ALL.iter().find(|w| w.name() == name).map(|&w| BufferId::Work(w)))
+    }
+}
+
+/// The name of a tensor's wide copy.
+fn wide_name(tensor: Tensor) -> &'static str {
+    match tensor {
+        Tensor::Qkv => "qkv_f32",
+        Tensor::Z => "z_f32",
+        Tensor::A => "a_f32",
+        Tensor::B => "b_f32",
+        Tensor::Out => "out_f32",
+        Tensor::Dout => "dout_f32",
+        Tensor::Dqkv => "dqkv_f32",
+        Tensor::Dz => "dz_f32",
+        Tensor::Da => "da_f32",
+        Tensor::Db => "db_f32",
+        _ => "wide",
     }
 }
 
@@ -185,8 +206,10 @@ pub enum Element {
     F32,
     /// One u32 per word.
     U32,
-    /// Two f16 per word (the tensor-core kernels' packed operands).
+    /// Two f16 per word (the tensor-core kernels' packed operands, f16 storage).
     F16Pairs,
+    /// Two bf16 per word (bf16 storage).
+    Bf16Pairs,
 }
 
 /// What a buffer holds when the plan is laid out.

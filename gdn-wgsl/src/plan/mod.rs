@@ -27,9 +27,11 @@ mod family;
 mod geometry;
 mod recurrent;
 mod shared;
+mod storage;
 
 pub use buffer::{BufferId, BufferSpec, Contents, Element, Work};
 pub use family::Family;
+pub use storage::Storage;
 
 use crate::{HeadDims, Kernel, NoVariant, Precision, UnsupportedDims};
 use gdn_ref::{LayerConfig, Tensor};
@@ -51,6 +53,8 @@ pub struct PlanOptions {
     pub conv_state: bool,
     /// Lay out the backward too; `false` makes a forward-only plan with no backward buffers.
     pub backward: bool,
+    /// How the caller's activations and their gradients are stored (f32 by default).
+    pub storage: Storage,
 }
 
 impl Default for PlanOptions {
@@ -62,6 +66,7 @@ impl Default for PlanOptions {
             final_state_grad: false,
             conv_state: false,
             backward: true,
+            storage: Storage::F32,
         }
     }
 }
@@ -165,10 +170,14 @@ impl LayerPlan {
         let family = options.family.fitted(longest, options.precision);
         let g = Geometry { config, dims, family, precision: options.precision, options, offsets };
         let mut forward = Stages { geometry: &g, list: Vec::new() };
+        forward.widen(&[Tensor::Qkv, Tensor::Z, Tensor::A, Tensor::B])?;
         shared::forward(&mut forward)?;
+        forward.narrow(&[Tensor::Out])?;
         let backward = if options.backward {
             let mut backward = Stages { geometry: &g, list: Vec::new() };
+            backward.widen(&[Tensor::Dout])?;
             shared::backward(&mut backward)?;
+            backward.narrow(&[Tensor::Dqkv, Tensor::Dz, Tensor::Da, Tensor::Db])?;
             Some(backward.list)
         } else {
             None
@@ -210,16 +219,50 @@ impl Stages<'_> {
         roles: &[(&'static str, BufferId)],
     ) -> Result<(), PlanError> {
         crate::has_variant(kernel, self.geometry.dims)?;
+        let storage = self.geometry.options.storage;
         let bindings = kernel
             .bindings()
             .iter()
             .map(|binding| {
                 let role = roles.iter().find(|(role, _)| *role == binding.name).map(|&(_, id)| id);
-                role.or_else(|| BufferId::bound_by_name(binding.name))
-                    .ok_or(PlanError::Unbound { kernel: kernel.name(), binding: binding.name })
+                let id = role
+                    .or_else(|| BufferId::bound_by_name(binding.name))
+                    .ok_or(PlanError::Unbound { kernel: kernel.name(), binding: binding.name })?;
+                // The kernels compute on the wide copy of a tensor stored in halves.
+                Ok(match id {
+                    BufferId::Tensor(t) if storage.halves(t) => BufferId::Wide(t),
+                    id => id,
+                })
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<_, PlanError>>()?;
         self.list.push(Stage { kernel, workgroups, bindings });
+        Ok(())
+    }
+
+    /// Appends, for each of `tensors` stored in halves, the stage that widens it into its f32 copy.
+    fn widen(&mut self, tensors: &[Tensor]) -> Result<(), PlanError> {
+        let (widen, _) = self.geometry.options.storage.kernels();
+        self.convert(widen, tensors, |t| vec![BufferId::Tensor(t), BufferId::Wide(t)])
+    }
+
+    /// Appends, for each of `tensors` stored in halves, the stage that rounds its f32 copy back.
+    fn narrow(&mut self, tensors: &[Tensor]) -> Result<(), PlanError> {
+        let (_, narrow) = self.geometry.options.storage.kernels();
+        self.convert(narrow, tensors, |t| vec![BufferId::Wide(t), BufferId::Tensor(t)])
+    }
+
+    fn convert(
+        &mut self,
+        kernel: Kernel,
+        tensors: &[Tensor],
+        bindings: impl Fn(Tensor) -> Vec<BufferId>,
+    ) -> Result<(), PlanError> {
+        let g = self.geometry;
+        for &tensor in tensors.iter().filter(|&&t| g.options.storage.halves(t)) {
+            let words = tensor.len(g.config, g.tokens(), g.sequences()).unwrap_or(0).div_ceil(2);
+            let workgroups = words.div_ceil(crate::ELEMENTS as usize);
+            self.list.push(Stage { kernel, workgroups, bindings: bindings(tensor) });
+        }
         Ok(())
     }
 }

@@ -54,13 +54,18 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
         Presence::FinalStateGrad => options.final_state_grad,
         Presence::ConvState => options.conv_state,
     };
-    let mut specs: Vec<BufferSpec> = Tensor::ALL
-        .iter()
-        .map(|&t| {
-            let words = if present(t) { t.len(config, tokens, seqs).unwrap_or(usize::MAX) } else { 0 };
-            BufferSpec::f32(t, words)
-        })
-        .collect();
+    let storage = options.storage;
+    let mut specs = Vec::new();
+    for t in Tensor::ALL {
+        let elements = if present(t) { t.len(config, tokens, seqs).unwrap_or(usize::MAX) } else { 0 };
+        if storage.halves(t) {
+            let words = elements.div_ceil(2);
+            specs.push(BufferSpec { id: t.into(), contents: Contents::Storage { words, element: storage.element() } });
+            specs.push(BufferSpec::f32(BufferId::Wide(t), elements));
+        } else {
+            specs.push(BufferSpec::f32(t, elements));
+        }
+    }
     let (c, v, nv, nk, dk) = (config.channels(), config.value_width(), config.nv, config.nk, config.dk);
     let reductions = reductions(g);
     let partial = reductions.iter().map(|r| (r.blocks * r.cols) as usize).max().unwrap_or(0);
