@@ -5,7 +5,29 @@
 //! fails) and on the reference, and returns a [`Report`]: the relative RMS error of every tensor
 //! against its bar. [`fuzz`] draws cases with proptest and shrinks failures; [`presets`] holds
 //! the real layer shapes; [`decode`] checks the decode step against the
-//! one-shot forward. The binary `gdn-check` is the command a newcomer runs first.
+//! one-shot forward; [`recall`] trains a small model through the layer. The binary `gdn-check` is
+//! the command a newcomer runs first.
+//!
+//! ```no_run
+//! use gdn_check::Case;
+//! use gdn_ref::{Batch, LayerConfig, sample::Regime};
+//! use gdn_train::{Family, Precision};
+//!
+//! let case = Case {
+//!     config: LayerConfig::new(1, 2, 16, 16, 4)?,
+//!     batch: Batch::Packed { cu_seqlens: vec![0, 5, 40] },
+//!     h0: true,
+//!     dht: true,
+//!     regime: Regime::Typical,
+//!     family: Family::chunked(),
+//!     precision: Precision::F32,
+//!     seed: 1,
+//! };
+//! let report = case.run(gdn_check::device_context())?;
+//! print!("{}", report.table());
+//! assert!(report.passes());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 // No unsafe code, except the raw Vulkan calls of `kernel_stats` (a diagnostic that opens its own
 // device, which wgpu cannot do for it).
 #![deny(unsafe_code)]
