@@ -6,7 +6,7 @@ use crate::report::show_bar;
 use crate::{Case, Report, Tensor};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::{Context, Family, Precision};
+use gdn_train::{Context, Family, Precision, Storage};
 use proptest::prelude::*;
 use proptest::test_runner::{
     Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestError, TestRng, TestRunner,
@@ -36,6 +36,8 @@ pub struct Space {
     pub families: Vec<Family>,
     /// The precision of the chunked family's products (the recurrent family is always f32).
     pub precision: Precision,
+    /// How every case stores its activations and their gradients.
+    pub storage: Storage,
 }
 
 /// Chunk sizes a campaign draws (those its precision accepts: multiples of [`Precision::min_chunk`]):
@@ -54,6 +56,7 @@ impl Space {
             max_interval: 6,
             families: Family::ALL.to_vec(),
             precision: Precision::F32,
+            storage: Storage::F32,
         }
     }
 
@@ -68,6 +71,7 @@ impl Space {
             max_interval: 40,
             families: Family::ALL.to_vec(),
             precision: Precision::F32,
+            storage: Storage::F32,
         }
     }
 
@@ -91,7 +95,7 @@ impl Space {
             1 => Just(Regime::WriteNothing),
             1 => Just(Regime::WriteAll),
         ];
-        let (max_interval, precision) = (self.max_interval, self.precision);
+        let (max_interval, precision, storage) = (self.max_interval, self.precision, self.storage);
         let chunks: Vec<usize> =
             CHUNKS.into_iter().filter(|&c| c.is_multiple_of(precision.min_chunk() as usize)).collect();
         let family =
@@ -116,6 +120,7 @@ impl Space {
                 regime,
                 family,
                 precision: if family.computes_in(precision) { precision } else { Precision::F32 },
+                storage,
                 seed,
             })
     }
@@ -147,7 +152,7 @@ impl Campaign {
     pub fn table(&self) -> String {
         let mut out = format!("{:<9} {:>10} {:>8}  case\n", "tensor", "worst", "bar");
         for ((tensor, _), (error, case)) in &self.worst {
-            let bar = show_bar(crate::bar(*tensor, case.precision, case.regime));
+            let bar = show_bar(crate::bar(*tensor, case.precision, case.regime, case.storage));
             out += &format!("{:<9} {:>10.2e} {:>8}  {case:?}\n", tensor.name(), error, bar);
         }
         out
@@ -259,12 +264,18 @@ pub struct SpaceArgs {
     /// Precision of the chunked family's matrix products: f32 or tensor-core.
     #[arg(long, default_value = "f32")]
     precision: String,
+    /// Storage of the activations and their gradients: f32, bf16 or f16.
+    #[arg(long, default_value = "f32")]
+    storage: String,
 }
 
 impl SpaceArgs {
     /// The space the options name.
     pub fn space(&self) -> Result<Space, String> {
-        Space::for_options(self.quick, &self.family, &self.precision)
+        let mut space = Space::for_options(self.quick, &self.family, &self.precision)?;
+        space.storage = Storage::named(&self.storage)
+            .ok_or_else(|| format!("unknown storage {:?}; storages: f32, bf16, f16", self.storage))?;
+        Ok(space)
     }
 }
 

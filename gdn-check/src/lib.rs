@@ -11,7 +11,7 @@
 //! ```no_run
 //! use gdn_check::Case;
 //! use gdn_ref::{Batch, LayerConfig, sample::Regime};
-//! use gdn_train::{Family, Precision};
+//! use gdn_train::{Family, Precision, Storage};
 //!
 //! let case = Case {
 //!     config: LayerConfig::new(1, 2, 16, 16, 4)?,
@@ -21,6 +21,7 @@
 //!     regime: Regime::Typical,
 //!     family: Family::chunked(),
 //!     precision: Precision::F32,
+//!     storage: Storage::F32,
 //!     seed: 1,
 //! };
 //! let report = case.run(gdn_check::device_context())?;
@@ -60,6 +61,10 @@ pub const GRADIENT_BAR: f64 = 5e-4;
 pub const TENSOR_CORE_OUTPUT_BAR: f64 = 3e-3;
 /// The spec's bar for every gradient with matrix products on tensor cores, on realistic inputs.
 pub const TENSOR_CORE_GRADIENT_BAR: f64 = 1e-2;
+/// The bar of a tensor stored in bf16 (a few times its rounding, 2⁻⁹).
+pub const BF16_STORAGE_BAR: f64 = 4e-3;
+/// The bar of a tensor stored in f16 (a few times its rounding, 2⁻¹²).
+pub const F16_STORAGE_BAR: f64 = 1e-3;
 /// A fast family in f32 against the f32 recurrent family on the same inputs: each tensor's error at
 /// most this many times the recurrent family's ([`Report::beside`])...
 pub const FAST_FAMILY_FACTOR: f64 = 2.0;

@@ -64,6 +64,9 @@ struct RunArgs {
     /// Precision of the chunked family's matrix products: f32 or tensor-core.
     #[arg(long, default_value = "f32")]
     precision: String,
+    /// Storage of the activations and their gradients: f32, bf16 or f16.
+    #[arg(long, default_value = "f32")]
+    storage: String,
     /// Start from a random initial state and feed a random dhT.
     #[arg(long)]
     state: bool,
@@ -180,6 +183,8 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         regime: Regime::Typical,
         family,
         precision,
+        storage: gdn_train::Storage::named(&args.storage)
+            .ok_or_else(|| format!("unknown storage {:?}; storages: f32, bf16, f16", args.storage))?,
         seed: args.seed + 1,
     };
     let tape = whole.empty_tape(&ctx).map_err(|e| e.to_string())?;

@@ -9,7 +9,7 @@
 use gdn_check::{Case, FAST_FAMILY_FACTOR};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
-use gdn_train::{Context, Family, Precision};
+use gdn_train::{Context, Family, Precision, Storage};
 
 fn context() -> &'static Context {
     gdn_check::device_context()
@@ -23,7 +23,17 @@ fn config(nk: usize, rep: usize, dk: usize, dv: usize, kk: usize) -> LayerConfig
 /// least the precision's smallest chunk).
 fn case(config: LayerConfig, batch: Batch, h0: bool, dht: bool, interval: usize, seed: u64) -> Case {
     let family = Family::Recurrent { checkpoint_interval: interval };
-    Case { config, batch, h0, dht, regime: Regime::Typical, family, precision: Precision::F32, seed }
+    Case {
+        config,
+        batch,
+        h0,
+        dht,
+        regime: Regime::Typical,
+        family,
+        precision: Precision::F32,
+        storage: Storage::F32,
+        seed,
+    }
 }
 
 /// How a case is computed: a family (its knob taken from the case) and a precision.

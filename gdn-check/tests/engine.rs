@@ -10,7 +10,7 @@ use gdn_check::Case;
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, Layer, LayerConfig, Role, Tensor};
-use gdn_train::{CallerBuffer, Context, Error, Family, Precision, Tape, TapeOptions};
+use gdn_train::{CallerBuffer, Context, Error, Family, Precision, Storage, Tape, TapeOptions};
 
 /// Bytes the engine leaves between two tensors, filled with a sentinel the layer must not touch.
 const GAP: u64 = 256;
@@ -37,6 +37,7 @@ fn case(family: Family) -> Case {
         regime: Regime::Typical,
         family,
         precision: Precision::F32,
+        storage: Storage::F32,
         seed: 5,
     }
 }

@@ -9,7 +9,7 @@ use super::kernels::binding_type;
 use gdn_check::{Case, Draw, Expected};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, Layer, LayerConfig, Tensor};
-use gdn_wgsl::plan::{BufferId, Contents, Family, LayerPlan, PlanOptions, Stage};
+use gdn_wgsl::plan::{BufferId, Contents, Family, LayerPlan, PlanOptions, Stage, Storage};
 use gdn_wgsl::{Precision, kernel_source};
 use serde_json::{Value, json};
 use std::path::Path;
@@ -28,6 +28,7 @@ fn cases() -> Vec<(&'static str, Case)> {
         regime: Regime::Typical,
         family: Family::Chunked { chunk: 16 },
         precision: Precision::F32,
+        storage: Storage::F32,
         seed,
     };
     vec![
