@@ -4,11 +4,11 @@
 #   cargo xtask bench --device-bundle            # here: the release bench binary into .dev/bin
 #   bash ../shared/device/prepare.sh             # here, once: Vulkan loader and fla wheel into .dev
 #   bash .dev/on-gpu.sh bash bench/h200.sh PART  # there, through the device tool
-# PART: tests | layer | profile | fuzz | fla-s1 | fla | bench | bench-ours | bench-fla. Each writes
+# PART: tests | layer | profile | fuzz | storage | fla-s1 | fla | bench | bench-ours | bench-fla. Each writes
 # one log into $OUT (or ./h200-out); the bench parts also write bench.jsonl for
 # `cargo xtask bench-report` (and criterion's reports as criterion.tgz).
 set -u
-part=${1:?usage: h200.sh tests|layer|profile|fuzz|fla-s1|fla|bench|bench-ours|bench-fla}
+part=${1:?usage: h200.sh tests|layer|profile|fuzz|storage|fla-s1|fla|bench|bench-ours|bench-fla}
 out=${OUT:-h200-out}
 mkdir -p "$out"
 log="$out/$part.txt"
@@ -54,6 +54,14 @@ case "$part" in
     ;;
   fuzz)
     step "$bin/gdn-check" fuzz --cases 1000 --seed 7
+    ;;
+  storage)
+    # Half storage and an engine's own buffers on the GPU (issue 12's last item): the device tests,
+    # 1 000-case campaigns in bf16 and f16, and S1 with bf16 storage (the edge conversions' cost).
+    step "$bin/test-gdn-check-half_storage" --nocapture
+    step "$bin/test-gdn-check-engine" --nocapture
+    for s in bf16 f16; do step "$bin/gdn-check" fuzz --cases 1000 --seed 21 --jobs 6 --storage $s; done
+    step "$bin/gdn-check" run --preset qwen3-next --batch 8 --seq 1024 --repeat 5 --profile --storage bf16 --reference-heads 2
     ;;
   fla-s1)
     # The anchor of S1 forward + backward in f32 (Triton compiles for about two minutes first).
