@@ -112,7 +112,7 @@ fn family(args: &RunArgs, ctx: &Context) -> Result<Family, String> {
         Some(Family::Recurrent { .. }) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
         Some(Family::Chunked { .. }) => Ok(Family::Chunked { chunk: args.chunk }),
         Some(other) => Ok(other),
-        None if args.family == "auto" => Ok(Family::picked(ctx.is_software(), true, precision(&args.precision)?)),
+        None if args.family == "auto" => Ok(ctx.picked_family(true, precision(&args.precision)?)),
         None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
     }
 }

@@ -2,7 +2,7 @@
 //! cache of compiled pipelines shared by every tape on the device.
 
 use crate::pipelines::PipelineCache;
-use crate::{Error, Precision, Result};
+use crate::{Error, Family, Precision, Result};
 use std::sync::Arc;
 
 /// How to choose the adapter and compile the kernels. [`ContextOptions::from_env`] reads
@@ -201,6 +201,14 @@ impl Context {
     /// True for a software rasteriser (lavapipe, WARP, SwiftShader): correct, but no GPU.
     pub fn is_software(&self) -> bool {
         self.inner.info.device_type == wgpu::DeviceType::Cpu
+    }
+
+    /// The family a tape on this context takes when its options name none ([`Family::picked`]:
+    /// from the adapter's kind, the device's storage buffers per stage, whether the backward is
+    /// recorded and the precision).
+    pub fn picked_family(&self, backward: bool, precision: Precision) -> Family {
+        let storage_buffers = self.device().limits().max_storage_buffers_per_shader_stage;
+        Family::picked(self.is_software(), storage_buffers, backward, precision)
     }
 
     /// One line naming the adapter, its backend and driver.

@@ -77,8 +77,7 @@ impl Tape {
         // The largest tensor per token is qkv: refuse a batch it cannot hold before laying it out.
         check_storage(ctx, "qkv", batch.tokens()?.saturating_mul(config.channels()))?;
         let offsets = gdn_ref::Sequences::new(&batch, None)?.offsets().to_vec();
-        let family =
-            options.family.unwrap_or_else(|| Family::picked(ctx.is_software(), options.backward, options.precision));
+        let family = options.family.unwrap_or_else(|| ctx.picked_family(options.backward, options.precision));
         let plan_options = PlanOptions {
             family,
             precision: options.precision,

@@ -167,9 +167,9 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
         let options = TapeOptions { family, ..TapeOptions::default() };
         Tape::new(ctx, small(), batch, options).expect("valid").family()
     };
-    let picked = Family::picked(ctx.is_software(), true, Precision::F32);
+    let picked = ctx.picked_family(true, Precision::F32);
     // Tensor-core products are the chunked family's, forward-only or not.
-    assert_eq!(Family::picked(ctx.is_software(), false, Precision::TensorCore), Family::chunked());
+    assert_eq!(ctx.picked_family(false, Precision::TensorCore), Family::chunked());
     assert_eq!(runs(None, Batch::Fixed { b: 1, t: 200 }), picked);
     assert_eq!(runs(None, Batch::Fixed { b: 4, t: 1 }), picked.fitted(1, Precision::F32));
     let chunked = Some(Family::chunked());

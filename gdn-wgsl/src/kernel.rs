@@ -193,6 +193,13 @@ impl Kernel {
         self.spec().bindings
     }
 
+    /// Storage buffers it binds (what the device's `max_storage_buffers_per_shader_stage` must
+    /// allow).
+    pub fn storage_buffers(self) -> u32 {
+        let uniform = |b: &&Binding| matches!(b.kind, BindingKind::LayerUniform | BindingKind::ReduceUniform);
+        self.bindings().iter().filter(|b| !uniform(b)).count() as u32
+    }
+
     /// Whether the kernel's source depends on the head dims; the others are generated once.
     pub fn depends_on_dims(self) -> bool {
         !matches!(

@@ -7,7 +7,7 @@
 use super::buffer::{BufferId, Work};
 use super::geometry::Geometry;
 use super::{BufferSpec, PlanError, Stages, chunked, recurrent};
-use crate::{HeadDims, MAX_CHUNK, Precision};
+use crate::{HeadDims, Kernel, MAX_CHUNK, Precision};
 
 /// A family of kernels for the delta rule, with its knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,8 +59,8 @@ impl Family {
 
     /// The family a layer takes when its caller names none (the plan then fits its knob to the
     /// batch, [`Family::fitted`]), from the times in BENCHMARKS.md; `software`: whether the adapter
-    /// is a software one; `backward`: whether the backward is recorded; `precision`: that of the
-    /// products.
+    /// is a software one; `storage_buffers`: the device's storage buffers per shader stage;
+    /// `backward`: whether the backward is recorded; `precision`: that of the products.
     /// - Tensor cores: the chunked family, whose products they are (and whose forward, 3.95 ms at
     ///   S1 on the H200, is faster than the recurrent one's 4.55).
     /// - On a GPU in f32, for training the chunked family: on the H200 its step (forward +
@@ -71,8 +71,11 @@ impl Family {
     /// - On a software adapter (lavapipe) in f32, the recurrent family: 3.7× faster at 2 × 64
     ///   tokens and 28× at a decode step, the chunked family's 256-invocation workgroups and
     ///   barriers being costly on a CPU.
-    pub fn picked(software: bool, backward: bool, precision: Precision) -> Self {
-        if precision == Precision::TensorCore || (backward && !software) {
+    /// - Where the device allows fewer storage buffers per stage than the recurrent backward binds
+    ///   (12; WebGPU adapters offer 8 to 10), the chunked family, whose f32 kernels bind at most 10.
+    pub fn picked(software: bool, storage_buffers: u32, backward: bool, precision: Precision) -> Self {
+        let recurrent_fits = !backward || Kernel::RecurrenceBackward.storage_buffers() <= storage_buffers;
+        if precision == Precision::TensorCore || (backward && !software) || !recurrent_fits {
             Family::chunked()
         } else {
             Family::recurrent()
@@ -224,6 +227,23 @@ mod tests {
         assert_eq!(chunked.fitted(1000, Precision::F32), chunked);
         assert_eq!(chunked.fitted(3, Precision::TensorCore), Family::Chunked { chunk: 16 });
         assert_eq!(Family::Chunked { chunk: 5 }.fitted(40, Precision::F32), Family::Chunked { chunk: 5 });
+    }
+
+    #[test]
+    fn a_device_with_too_few_storage_buffers_for_the_recurrent_backward_gets_the_chunked_family() {
+        assert_eq!(Kernel::RecurrenceBackward.storage_buffers(), 12);
+        assert_eq!(Family::picked(true, 16, true, Precision::F32), Family::recurrent());
+        assert_eq!(Family::picked(true, 10, true, Precision::F32), Family::chunked());
+        assert_eq!(Family::picked(true, 10, false, Precision::F32), Family::recurrent());
+        assert_eq!(Family::picked(false, 64, true, Precision::F32), Family::chunked());
+        let chunked_f32 = [
+            Kernel::ChunkPrepare,
+            Kernel::ChunkState,
+            Kernel::ChunkOutput,
+            Kernel::ChunkStateBackward,
+            Kernel::ChunkGrad,
+        ];
+        assert!(chunked_f32.iter().all(|k| k.storage_buffers() <= 10));
     }
 
     #[test]
