@@ -62,6 +62,24 @@ impl RecallConfig {
         3 * self.pairs
     }
 
+    /// Refuses a task the sequences cannot be drawn for, naming the size.
+    pub fn validate(&self) -> Result<(), String> {
+        for (name, value) in
+            [("pairs", self.pairs), ("values", self.values), ("batch", self.batch), ("width", self.width)]
+        {
+            if value == 0 {
+                return Err(format!("{name} must be at least 1"));
+            }
+        }
+        if self.pairs > self.keys {
+            return Err(format!(
+                "pairs: {} pairs need at least as many distinct keys, got keys = {}",
+                self.pairs, self.keys
+            ));
+        }
+        Ok(())
+    }
+
     fn vocabulary(&self) -> usize {
         self.keys + self.values
     }
@@ -248,6 +266,7 @@ impl Model {
 /// Trains a model on `ctx`, calling `on_step` after every step; returns the accuracy on a fresh
 /// batch after the last step.
 pub fn train(ctx: &Context, config: &RecallConfig, mut on_step: impl FnMut(StepRecord)) -> Result<f32, String> {
+    config.validate()?;
     let layer = config.layer()?;
     let err = |e: gdn_train::Error| e.to_string();
     let tape = Tape::new(ctx, layer, Batch::Fixed { b: config.batch, t: config.tokens() }, TapeOptions::default())

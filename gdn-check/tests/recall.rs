@@ -24,3 +24,11 @@ fn a_model_learns_associative_recall_through_the_layer() {
     assert!(start < 0.2, "the untrained model should be near chance (0.0625), got {start}");
     assert!(held_out > 0.5, "after {} steps the model should answer most queries, got {held_out}", config.steps);
 }
+
+#[test]
+fn a_task_that_cannot_be_drawn_is_refused_by_name() {
+    let ctx = gdn_check::device_context();
+    let refused = |config: RecallConfig| train(ctx, &config, |_| {}).expect_err("refused");
+    assert!(refused(RecallConfig { pairs: 20, keys: 16, ..RecallConfig::default() }).starts_with("pairs"));
+    assert!(refused(RecallConfig { batch: 0, ..RecallConfig::default() }).starts_with("batch"));
+}
