@@ -92,6 +92,29 @@ fn to_f32<'a>(values: impl IntoIterator<Item = &'a f64>) -> Vec<f32> {
     values.into_iter().map(|&v| v as f32).collect()
 }
 
+impl Draw {
+    /// What the caller writes into `tensor` for this draw, as f32: an input, a parameter or a
+    /// gradient arriving at an output (empty for a tensor the draw has not, or that the layer
+    /// writes).
+    pub fn caller_values(&self, tensor: Tensor) -> Vec<f32> {
+        let (p, x, g) = (&self.params, &self.inputs, &self.grads);
+        match tensor {
+            Tensor::Qkv => to_f32(&x.qkv),
+            Tensor::Z => to_f32(&x.z),
+            Tensor::A => to_f32(&x.a),
+            Tensor::B => to_f32(&x.b),
+            Tensor::H0 => x.h0.as_ref().map_or_else(Vec::new, |h| to_f32(h.iter())),
+            Tensor::ALog => to_f32(&p.a_log),
+            Tensor::DtBias => to_f32(&p.dt_bias),
+            Tensor::Norm => to_f32(&p.norm),
+            Tensor::Conv => to_f32(&p.conv),
+            Tensor::Dout => to_f32(&g.dout),
+            Tensor::Dht => g.dht.as_ref().map_or_else(Vec::new, |d| to_f32(d.iter())),
+            _ => Vec::new(),
+        }
+    }
+}
+
 impl Case {
     /// The case's tensors, a function of its seed.
     pub fn draw(&self) -> Draw {

@@ -352,7 +352,7 @@ fn step_on(
     model.norm.grad.clone_from(&grads.dnorm);
     model.conv.grad.clone_from(&grads.dconv);
     // Clip the global gradient norm at 1.
-    let norm = model.weights().flat_map(|w| w.grad.iter().map(|g| g * g).collect::<Vec<_>>()).sum::<f32>().sqrt();
+    let norm = model.weights().map(|w| w.grad.iter().map(|g| g * g).sum::<f32>()).sum::<f32>().sqrt();
     let scale = if norm > 1.0 { norm.recip() } else { 1.0 };
     let lr = config.learning_rate;
     model.weights().for_each(|w| w.adam(lr, step, scale));

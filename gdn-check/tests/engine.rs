@@ -102,26 +102,12 @@ fn an_engine_s_own_device_and_sub_allocated_buffers_match_the_reference() {
         // The engine fills its arena itself: the sentinel everywhere, then the drawn inputs.
         let draw = case.draw();
         queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&vec![SENTINEL; (buffer.size() / 4) as usize]));
-        let (p, x, g) = (&draw.params, &draw.inputs, &draw.grads);
-        let f32s = |v: &mut dyn Iterator<Item = &f64>| -> Vec<f32> { v.map(|&x| x as f32).collect() };
         for &(tensor, offset, _) in &places {
-            let values = match tensor {
-                Tensor::Qkv => f32s(&mut x.qkv.iter()),
-                Tensor::Z => f32s(&mut x.z.iter()),
-                Tensor::A => f32s(&mut x.a.iter()),
-                Tensor::B => f32s(&mut x.b.iter()),
-                Tensor::H0 => f32s(&mut x.h0.as_ref().unwrap().iter()),
-                Tensor::ALog => f32s(&mut p.a_log.iter()),
-                Tensor::DtBias => f32s(&mut p.dt_bias.iter()),
-                Tensor::Norm => f32s(&mut p.norm.iter()),
-                Tensor::Conv => f32s(&mut p.conv.iter()),
-                Tensor::Dout => f32s(&mut g.dout.iter()),
-                Tensor::Dht => f32s(&mut g.dht.as_ref().unwrap().iter()),
-                other => {
-                    assert!(matches!(other.role(), Role::Output | Role::Gradient), "{other:?} is written by the layer");
-                    continue;
-                }
-            };
+            if !tensor.caller_written() {
+                assert!(matches!(tensor.role(), Role::Output | Role::Gradient), "{tensor:?} is written by the layer");
+                continue;
+            }
+            let values = draw.caller_values(tensor);
             queue.write_buffer(&buffer, offset, bytemuck::cast_slice(&values));
         }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("engine step") });

@@ -67,8 +67,6 @@ pub fn overridden(mut source: KernelSource) -> Result<KernelSource> {
 /// Checks the kernel's needs against the device's limits.
 fn check_limits(limits: &wgpu::Limits, source: &KernelSource) -> Result<()> {
     let what = || format!("kernel {} ({})", source.kernel.name(), source.dims);
-    let storage =
-        source.bindings.iter().filter(|b| !matches!(b.kind, BindingKind::LayerUniform | BindingKind::ReduceUniform));
     let needs = [
         (
             "max_compute_invocations_per_workgroup",
@@ -87,7 +85,7 @@ fn check_limits(limits: &wgpu::Limits, source: &KernelSource) -> Result<()> {
         ),
         (
             "max_storage_buffers_per_shader_stage",
-            storage.count() as u64,
+            u64::from(source.kernel.storage_buffers()),
             u64::from(limits.max_storage_buffers_per_shader_stage),
         ),
         ("max_bindings_per_bind_group", source.bindings.len() as u64, u64::from(limits.max_bindings_per_bind_group)),

@@ -6,7 +6,6 @@
 //! copied into the caller's ranges after the pass ([`conflicts`]).
 
 use crate::{Context, Error, Result, Tensor};
-use gdn_wgsl::BindingKind;
 use gdn_wgsl::plan::{BufferId, Stage};
 use std::collections::HashMap;
 
@@ -106,8 +105,7 @@ pub(crate) fn conflicts<'a>(
     for stage in stages {
         let caller_bindings = stage.bindings.iter().zip(stage.kernel.bindings()).filter_map(|(id, binding)| {
             let place = placed.get(id).filter(|p| p.caller)?;
-            let writes = matches!(binding.kind, BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16);
-            Some((*id, &place.buffer, writes))
+            Some((*id, &place.buffer, binding.kind.writes()))
         });
         let caller_bindings: Vec<_> = caller_bindings.collect();
         for &(id, buffer, writes) in &caller_bindings {

@@ -8,7 +8,7 @@ use crate::placement::{CallerBuffer, Placed, check, conflicts};
 use crate::plan::{Bound, CopyOut};
 use crate::progress::Progress;
 use crate::{Batch, Context, Error, Family, LayerConfig, Pass, Result, Tensor};
-use gdn_wgsl::plan::{BufferId, Contents, Element, LayerPlan, PlanOptions};
+use gdn_wgsl::plan::{BufferId, Contents, LayerPlan, PlanOptions};
 use std::collections::HashMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -153,10 +153,8 @@ impl Tape {
             .buffers
             .iter()
             .filter_map(|spec| match spec.id {
-                BufferId::Tensor(t) if options.storage.halves(t) && spec.words() > 0 => {
-                    Some((t, t.len(&config, tokens, sequences).unwrap_or(0)))
-                }
-                BufferId::Tensor(t) => Some((t, spec.words())),
+                BufferId::Tensor(t) if spec.words() > 0 => Some((t, t.len(&config, tokens, sequences).unwrap_or(0))),
+                BufferId::Tensor(t) => Some((t, 0)),
                 _ => None,
             })
             .collect();
@@ -399,12 +397,14 @@ impl Tape {
     /// shows up in a comparison. A testing aid: the next forward and backward overwrite them.
     pub fn fill_outputs_with_nan(&self) {
         let _progress = self.lock();
-        let storage = self.options.storage;
-        let caller_homes = self.copied_to.iter().map(|(t, placed)| {
-            let element = if storage.halves(*t) { storage.element() } else { Element::F32 };
-            (placed, nan_word(element))
+        // A tensor computed beside the caller's range is poisoned in both places.
+        let homes = self.kernel_written.iter().flat_map(|(id, nan)| {
+            let copied_to = match id {
+                BufferId::Tensor(t) => self.copied_to.get(t),
+                _ => None,
+            };
+            std::iter::once(&self.buffers[id]).chain(copied_to).map(move |placed| (placed, *nan))
         });
-        let homes = self.kernel_written.iter().map(|(id, nan)| (&self.buffers[id], *nan)).chain(caller_homes);
         for (placed, nan) in homes.filter(|(placed, _)| placed.words > 0) {
             let words = vec![nan; placed.words];
             self.ctx.queue().write_buffer(&placed.buffer, placed.offset, bytemuck::cast_slice(&words));

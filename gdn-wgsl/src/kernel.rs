@@ -27,6 +27,26 @@ pub enum BindingKind {
     WriteF16,
 }
 
+impl BindingKind {
+    /// Whether it is a uniform block (not a storage buffer).
+    pub fn is_uniform(self) -> bool {
+        match self {
+            BindingKind::LayerUniform | BindingKind::ReduceUniform => true,
+            BindingKind::ReadU32
+            | BindingKind::ReadF32
+            | BindingKind::WriteF32
+            | BindingKind::WriteU32
+            | BindingKind::ReadF16
+            | BindingKind::WriteF16 => false,
+        }
+    }
+
+    /// Whether the kernel writes it (a read-write storage buffer).
+    pub fn writes(self) -> bool {
+        matches!(self, BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16)
+    }
+}
+
 /// One binding of group 0; its slot is its position in [`Kernel::bindings`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Binding {
@@ -196,8 +216,7 @@ impl Kernel {
     /// Storage buffers it binds (what the device's `max_storage_buffers_per_shader_stage` must
     /// allow).
     pub fn storage_buffers(self) -> u32 {
-        let uniform = |b: &&Binding| matches!(b.kind, BindingKind::LayerUniform | BindingKind::ReduceUniform);
-        self.bindings().iter().filter(|b| !uniform(b)).count() as u32
+        self.bindings().iter().filter(|b| !b.kind.is_uniform()).count() as u32
     }
 
     /// Whether the kernel's source depends on the head dims; the others are generated once.

@@ -170,14 +170,14 @@ impl LayerPlan {
         let family = options.family.fitted(longest, options.precision);
         let g = Geometry { config, dims, family, precision: options.precision, options, offsets };
         let mut forward = Stages { geometry: &g, list: Vec::new() };
-        forward.widen(&[Tensor::Qkv, Tensor::Z, Tensor::A, Tensor::B])?;
+        forward.widen(&[Tensor::Qkv, Tensor::Z, Tensor::A, Tensor::B]);
         shared::forward(&mut forward)?;
-        forward.narrow(&[Tensor::Out])?;
+        forward.narrow(&[Tensor::Out]);
         let backward = if options.backward {
             let mut backward = Stages { geometry: &g, list: Vec::new() };
-            backward.widen(&[Tensor::Dout])?;
+            backward.widen(&[Tensor::Dout]);
             shared::backward(&mut backward)?;
-            backward.narrow(&[Tensor::Dqkv, Tensor::Dz, Tensor::Da, Tensor::Db])?;
+            backward.narrow(&[Tensor::Dqkv, Tensor::Dz, Tensor::Da, Tensor::Db]);
             Some(backward.list)
         } else {
             None
@@ -240,30 +240,24 @@ impl Stages<'_> {
     }
 
     /// Appends, for each of `tensors` stored in halves, the stage that widens it into its f32 copy.
-    fn widen(&mut self, tensors: &[Tensor]) -> Result<(), PlanError> {
+    fn widen(&mut self, tensors: &[Tensor]) {
         let (widen, _) = self.geometry.options.storage.kernels();
         self.convert(widen, tensors, |t| vec![BufferId::Tensor(t), BufferId::Wide(t)])
     }
 
     /// Appends, for each of `tensors` stored in halves, the stage that rounds its f32 copy back.
-    fn narrow(&mut self, tensors: &[Tensor]) -> Result<(), PlanError> {
+    fn narrow(&mut self, tensors: &[Tensor]) {
         let (_, narrow) = self.geometry.options.storage.kernels();
         self.convert(narrow, tensors, |t| vec![BufferId::Wide(t), BufferId::Tensor(t)])
     }
 
-    fn convert(
-        &mut self,
-        kernel: Kernel,
-        tensors: &[Tensor],
-        bindings: impl Fn(Tensor) -> Vec<BufferId>,
-    ) -> Result<(), PlanError> {
+    fn convert(&mut self, kernel: Kernel, tensors: &[Tensor], bindings: impl Fn(Tensor) -> Vec<BufferId>) {
         let g = self.geometry;
         for &tensor in tensors.iter().filter(|&&t| g.options.storage.halves(t)) {
             let words = tensor.len(g.config, g.tokens(), g.sequences()).unwrap_or(0).div_ceil(2);
             let workgroups = words.div_ceil(crate::ELEMENTS as usize);
             self.list.push(Stage { kernel, workgroups, bindings: bindings(tensor) });
         }
-        Ok(())
     }
 }
 

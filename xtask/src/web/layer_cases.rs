@@ -6,7 +6,7 @@
 //! in order and compares: the same plan data gdn-train binds, run by another host.
 
 use super::kernels::binding_type;
-use gdn_check::{Case, Draw, Expected};
+use gdn_check::{Case, Expected};
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, Layer, LayerConfig, Tensor};
 use gdn_wgsl::plan::{BufferId, Contents, Family, LayerPlan, PlanOptions, Stage, Storage};
@@ -88,7 +88,7 @@ fn write_case(dir: &Path, name: &str, case: &Case) -> Result<(), String> {
             }
             Contents::Storage { .. } => match spec.id {
                 BufferId::Tensor(tensor) if tensor.caller_written() => {
-                    let values = caller_values(tensor, &draw);
+                    let values = draw.caller_values(tensor);
                     if values.is_empty() {
                         json!({ "name": name, "bytes": bytes, "usage": "storage", "poison": false })
                     } else {
@@ -136,24 +136,4 @@ fn stages(stages: &[Stage]) -> Vec<Value> {
             json!({ "kernel": stage.kernel.name(), "grid": [x, stage.workgroups.div_ceil(x).max(1)], "bindings": bindings })
         })
         .collect()
-}
-
-/// What the caller writes into `tensor` for the draw, as f32 (empty for a tensor the case has not).
-fn caller_values(tensor: Tensor, draw: &Draw) -> Vec<f32> {
-    let (p, x, g) = (&draw.params, &draw.inputs, &draw.grads);
-    let f32s = |values: &mut dyn Iterator<Item = &f64>| values.map(|&v| v as f32).collect();
-    match tensor {
-        Tensor::Qkv => f32s(&mut x.qkv.iter()),
-        Tensor::Z => f32s(&mut x.z.iter()),
-        Tensor::A => f32s(&mut x.a.iter()),
-        Tensor::B => f32s(&mut x.b.iter()),
-        Tensor::H0 => x.h0.as_ref().map_or_else(Vec::new, |h| f32s(&mut h.iter())),
-        Tensor::ALog => f32s(&mut p.a_log.iter()),
-        Tensor::DtBias => f32s(&mut p.dt_bias.iter()),
-        Tensor::Norm => f32s(&mut p.norm.iter()),
-        Tensor::Conv => f32s(&mut p.conv.iter()),
-        Tensor::Dout => f32s(&mut g.dout.iter()),
-        Tensor::Dht => g.dht.as_ref().map_or_else(Vec::new, |d| f32s(&mut d.iter())),
-        _ => Vec::new(),
-    }
 }
