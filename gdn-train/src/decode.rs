@@ -5,24 +5,25 @@
 //! leave between steps, each at its own position).
 //!
 //! Every buffer is sized at construction for the most sequences and tokens a step may take; a step
-//! allocates nothing on the device and records one dispatch of one fused kernel,
-//! `gdn_wgsl`'s `decode_step`.
+//! allocates nothing on the device and records one compute pass of two dispatches, `gdn_wgsl`'s
+//! `decode_columns` and `decode_finish`.
 //!
-//! # The kernel, and the race it avoids
+//! # The kernels, and the race they avoid
 //!
-//! The q and k channels of a key head feed its `rep = nv / nk` value heads, and a step must both
-//! read the old conv window of those channels and write the shifted one back. With one workgroup
-//! per (sequence, value head), `rep` workgroups would read the window that one of them rewrites,
-//! and workgroups of one dispatch are not ordered: a reader could see the new window. So the
-//! kernel takes one workgroup per (sequence, key head): it owns the whole window of its key head
-//! (the q and k channels and the v channels of its value heads) and the states of its value
-//! heads, and nothing it reads is written by another workgroup. Inside it, the q/k conv, SiLU and
-//! L2 norms run once per token into workgroup memory (shared by the value heads, not recomputed
-//! `rep` times); the value heads then run one after the other, each state held in registers across
-//! the step's tokens (256 threads, 64 state elements each at 128 × 128); and the window is shifted
-//! last, after a barrier that follows every read of it. Slots are checked distinct on the host
-//! before anything is written, so no two workgroups share a state either. The cost of the choice:
-//! `N·nk` workgroups rather than `N·nv`, each running `rep` heads in turn.
+//! A step is bound by moving the states: each is read and written once, and at a few sequences
+//! there are few of them (8 sequences of qwen3-next: 256 states of 64 KiB). So `decode_columns`
+//! spreads a state over workgroups of 32 columns (the delta rule updates columns independently
+//! once q̂, k̂ and the gates are known): one workgroup per (sequence, value head, column block),
+//! each computing its key head's q/k conv, SiLU and L2 norms itself (a few thousand products,
+//! against the 16 KiB of state it moves) and holding its block in registers across the step's
+//! tokens. It writes the raw output o.
+//!
+//! Two things need a later dispatch. The gated RMSNorm needs every column of o. And the conv
+//! window of a key head's q and k channels is read by all its workgroups, so none of them may
+//! shift it: workgroups of one dispatch are not ordered, and a reader could see the new window.
+//! `decode_finish` (one workgroup per (sequence, value head)) normalises o in place and shifts the
+//! windows, each channel by one workgroup. Slots are checked distinct on the host before anything
+//! is written, so no two workgroups share a state either.
 
 use crate::buffers::{read_f32, storage, uniform};
 use crate::pipelines::KernelPipeline;
@@ -30,7 +31,7 @@ use crate::plan::folded;
 use crate::state_pool::StatePool;
 use crate::timestamps::Timestamps;
 use crate::{Clock, Context, Error, LayerConfig, Params, Result};
-use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS};
+use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS, Tiling};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -69,14 +70,21 @@ pub enum DecodeBuffer {
     Out,
 }
 
+/// One of a step's kernels, bound to the decoder's buffers and the pool's.
+struct BoundKernel {
+    pipeline: Arc<KernelPipeline>,
+    bind_group: wgpu::BindGroup,
+    /// Workgroups per sequence of a step.
+    per_sequence: usize,
+}
+
 /// The decode step of one layer, bound to one [`StatePool`].
 pub struct Decoder {
     ctx: Context,
     config: LayerConfig,
     capacity: DecodeCapacity,
     pool_slots: usize,
-    pipeline: Arc<KernelPipeline>,
-    bind_group: wgpu::BindGroup,
+    kernels: [BoundKernel; 2],
     layer: wgpu::Buffer,
     slots: wgpu::Buffer,
     qkv: wgpu::Buffer,
@@ -101,7 +109,6 @@ impl Decoder {
                 return Err(Error::Config { name, reason: format!("must be 1 to {most}, got {value}") });
             }
         }
-        let pipeline = ctx.pipelines().get(ctx, Kernel::DecodeStep, dims)?;
         let tokens = capacity.sequences * capacity.tokens;
         let (c, v, nv) = (config.channels(), config.value_width(), config.nv);
         let layer = uniform(ctx, "decode layer", bytemuck::bytes_of(&<LayerUniform as bytemuck::Zeroable>::zeroed()))?;
@@ -112,33 +119,27 @@ impl Decoder {
         let params_buffer = storage(ctx, "decode params", 2 * nv + config.dv + c * config.kk)?;
         let out = storage(ctx, "decode out", tokens * v)?;
         let buffers = [
-            &layer,
-            &slots,
-            &qkv,
-            &z,
-            &gate_inputs,
-            &params_buffer,
-            pool.state_buffer(),
-            pool.conv_state_buffer(),
-            &out,
+            ("layer", &layer),
+            ("slots", &slots),
+            ("qkv", &qkv),
+            ("z", &z),
+            ("gate_inputs", &gate_inputs),
+            ("params", &params_buffer),
+            ("state", pool.state_buffer()),
+            ("conv_state", pool.conv_state_buffer()),
+            ("out", &out),
         ];
-        let entries: Vec<wgpu::BindGroupEntry> = buffers
-            .iter()
-            .enumerate()
-            .map(|(slot, buffer)| wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() })
-            .collect();
-        let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some("decode_step"),
-            layout: &pipeline.layout,
-            entries: &entries,
-        });
+        let blocks = Tiling::decode(dims).column_blocks(dims) as usize;
+        let kernels = [(Kernel::DecodeColumns, nv * blocks), (Kernel::DecodeFinish, nv)]
+            .map(|(kernel, per_sequence)| bind(ctx, kernel, dims, &buffers, per_sequence));
+        let [columns, finish] = kernels;
+        let kernels = [columns?, finish?];
         let decoder = Self {
             ctx: ctx.clone(),
             config,
             capacity,
             pool_slots: pool.slots(),
-            pipeline,
-            bind_group,
+            kernels,
             layer,
             slots,
             qkv,
@@ -265,7 +266,6 @@ impl Decoder {
             return Ok(());
         }
         let config = &self.config;
-        let grid = folded(&self.ctx, "decode_step", slots.len() * config.nk)?;
         let layer = LayerUniform {
             tokens: (slots.len() * tokens) as u32,
             seqs: slots.len() as u32,
@@ -290,9 +290,12 @@ impl Decoder {
             label: Some("decode step"),
             timestamp_writes: timestamps,
         });
-        pass.set_pipeline(&self.pipeline.pipeline);
-        pass.set_bind_group(0, &self.bind_group, &[]);
-        pass.dispatch_workgroups(grid.0, grid.1, 1);
+        for kernel in &self.kernels {
+            let grid = folded(&self.ctx, kernel.pipeline.source.kernel.name(), slots.len() * kernel.per_sequence)?;
+            pass.set_pipeline(&kernel.pipeline.pipeline);
+            pass.set_bind_group(0, &kernel.bind_group, &[]);
+            pass.dispatch_workgroups(grid.0, grid.1, 1);
+        }
         Ok(())
     }
 
@@ -352,4 +355,32 @@ impl Decoder {
         ctx.queue().submit([encoder.finish()]);
         Ok((timestamps.read(ctx)?[0], Clock::GpuTimestamps))
     }
+}
+
+/// `kernel`'s pipeline and a bind group of the buffers its bindings name.
+fn bind(
+    ctx: &Context,
+    kernel: Kernel,
+    dims: HeadDims,
+    buffers: &[(&str, &wgpu::Buffer)],
+    per_sequence: usize,
+) -> Result<BoundKernel> {
+    let pipeline = ctx.pipelines().get(ctx, kernel, dims)?;
+    let entries = kernel
+        .bindings()
+        .iter()
+        .enumerate()
+        .map(|(slot, binding)| {
+            let buffer = buffers.iter().find(|(name, _)| *name == binding.name).map(|(_, buffer)| *buffer);
+            let buffer =
+                buffer.unwrap_or_else(|| panic!("the decoder has no buffer {:?} for {}", binding.name, kernel.name()));
+            wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() }
+        })
+        .collect::<Vec<_>>();
+    let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(kernel.name()),
+        layout: &pipeline.layout,
+        entries: &entries,
+    });
+    Ok(BoundKernel { pipeline, bind_group, per_sequence })
 }

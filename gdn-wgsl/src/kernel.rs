@@ -81,8 +81,8 @@ pub const MATMUL_THREADS: u32 = 256;
 pub const MAX_CHUNK: u32 = 64;
 /// State columns per workgroup of the chunked family's passes over chunks.
 pub const CHUNK_COLUMNS: u32 = 64;
-/// Threads per workgroup of the decode step.
-pub const DECODE_THREADS: u32 = 256;
+/// Threads per workgroup of the decode step's kernels.
+pub const DECODE_THREADS: u32 = 128;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
@@ -150,9 +150,12 @@ pub enum Kernel {
     CoopGradKeys,
     /// Chunked family on tensor cores: dℓ and dβ of every chunk.
     CoopGate,
-    /// Inference: one fused step of a few tokens for a batch of sequences, reading and updating
-    /// their recurrent and conv states in place in a pool, addressed by slot.
-    DecodeStep,
+    /// Inference, a step of a few tokens for a batch of sequences: the delta rule, one workgroup
+    /// per block of state columns, reading and updating the recurrent states in place in a pool,
+    /// addressed by slot.
+    DecodeColumns,
+    /// Inference, the end of a step: the gated RMSNorm and the shift of the conv windows.
+    DecodeFinish,
     /// Half-precision storage: a bf16 tensor widened to f32 before the pass that reads it.
     WidenBf16,
     /// Half-precision storage: an f16 tensor widened to f32 before the pass that reads it.
@@ -165,7 +168,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 35] = [
+    pub const ALL: [Kernel; 36] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -196,7 +199,8 @@ impl Kernel {
         Kernel::CoopGradQueries,
         Kernel::CoopGradKeys,
         Kernel::CoopGate,
-        Kernel::DecodeStep,
+        Kernel::DecodeColumns,
+        Kernel::DecodeFinish,
         Kernel::WidenBf16,
         Kernel::WidenF16,
         Kernel::NarrowBf16,
@@ -284,7 +288,7 @@ impl Kernel {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
-            Kernel::DecodeStep => DECODE_THREADS,
+            Kernel::DecodeColumns | Kernel::DecodeFinish => DECODE_THREADS,
             Kernel::ChunkPrepare
             | Kernel::ChunkState
             | Kernel::ChunkOutput
@@ -334,11 +338,12 @@ impl Kernel {
             }
             // dγ per token (and coop.wgsl's record, which it does not use).
             Kernel::CoopGate => COOP_FLOATS + MAX_CHUNK,
-            // decode_step: q̂ and k̂ of every token, the column partials, row_sum's scratch.
-            Kernel::DecodeStep => {
+            // decode_columns: q̂ and k̂ of every token, the column partials, row_sum's scratch.
+            Kernel::DecodeColumns => {
                 let t = Tiling::decode(dims);
                 2 * MAX_DECODE_TOKENS * dims.dk + t.ty * t.columns() + 2 * DECODE_THREADS
             }
+            Kernel::DecodeFinish => 2 * DECODE_THREADS,
             _ => 0,
         };
         4 * floats
@@ -397,11 +402,17 @@ impl Kernel {
                     ("GV", if self == Kernel::CoopOutput { tiling.output_group } else { tiling.value_group }),
                 ]
             }
-            Kernel::DecodeStep => {
-                let mut constants = tiled(Tiling::decode(dims));
-                constants.extend([("VEC", DECODE_THREADS), ("MAX_TOKENS", MAX_DECODE_TOKENS)]);
+            Kernel::DecodeColumns => {
+                let tiling = Tiling::decode(dims);
+                let mut constants = tiled(tiling);
+                constants.extend([
+                    ("VEC", DECODE_THREADS),
+                    ("MAX_TOKENS", MAX_DECODE_TOKENS),
+                    ("BLOCKS", tiling.column_blocks(dims)),
+                ]);
                 constants
             }
+            Kernel::DecodeFinish => vec![("DK", dims.dk), ("DV", dims.dv), ("VEC", DECODE_THREADS)],
         }
     }
 
@@ -449,7 +460,8 @@ impl Kernel {
             Kernel::CoopGradQueries => &COOP_GRAD_QUERIES,
             Kernel::CoopGradKeys => &COOP_GRAD_KEYS,
             Kernel::CoopGate => &COOP_GATE,
-            Kernel::DecodeStep => &DECODE_STEP,
+            Kernel::DecodeColumns => &DECODE_COLUMNS,
+            Kernel::DecodeFinish => &DECODE_FINISH,
         }
     }
 }
@@ -1034,18 +1046,32 @@ const COOP_GATE: Spec = Spec {
     ],
 };
 
-const DECODE_STEP: Spec = Spec {
-    name: "decode_step",
-    template: include_str!("../templates/decode_step.wgsl"),
+const DECODE_COLUMNS: Spec = Spec {
+    name: "decode_columns",
+    template: include_str!("../templates/decode_columns.wgsl"),
+    snippets: &[CONV_TAP, ROW_SUM],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("slots", ReadU32),
+        bind("qkv", ReadF32),
+        bind("gate_inputs", ReadF32),
+        bind("params", ReadF32),
+        bind("state", WriteF32),
+        bind("conv_state", ReadF32),
+        bind("out", WriteF32),
+    ],
+};
+
+const DECODE_FINISH: Spec = Spec {
+    name: "decode_finish",
+    template: include_str!("../templates/decode_finish.wgsl"),
     snippets: &[CONV_TAP, ROW_SUM],
     bindings: &[
         bind("layer", LayerUniform),
         bind("slots", ReadU32),
         bind("qkv", ReadF32),
         bind("z", ReadF32),
-        bind("gate_inputs", ReadF32),
         bind("params", ReadF32),
-        bind("state", WriteF32),
         bind("conv_state", WriteF32),
         bind("out", WriteF32),
     ],

@@ -42,13 +42,19 @@ impl Tiling {
         Self { tx: dims.dv.div_ceil(rx).next_power_of_two().min(8), ty, rx, ry: dims.dk.div_ceil(ty) }
     }
 
-    /// The decode step: [`crate::DECODE_THREADS`] threads cover a whole head, `tx` of them across
-    /// columns (up to 32, so that a row of a warp's loads is contiguous) and the rest across rows;
-    /// a thread's rows and columns are strided by `ty` and `tx` (`templates/decode_step.wgsl`).
+    /// The decode step: [`crate::DECODE_THREADS`] threads cover every row of a block of `tx`
+    /// columns (up to 32, one per thread, so that a row of a warp's loads is contiguous), and a
+    /// head's columns spread over [`Tiling::column_blocks`] workgroups; a thread's rows are
+    /// strided by `ty` (`templates/decode_columns.wgsl`).
     pub fn decode(dims: HeadDims) -> Self {
         let tx = dims.dv.next_power_of_two().min(32);
         let ty = crate::kernel::DECODE_THREADS / tx;
-        Self { tx, ty, rx: dims.dv.div_ceil(tx), ry: dims.dk.div_ceil(ty) }
+        Self { tx, ty, rx: 1, ry: dims.dk.div_ceil(ty) }
+    }
+
+    /// Workgroups that cover the `dv` columns of a head, [`Tiling::columns`] each.
+    pub fn column_blocks(&self, dims: HeadDims) -> u32 {
+        dims.dv.div_ceil(self.columns())
     }
 
     /// Threads per workgroup.
