@@ -2,17 +2,39 @@
 # Runs on the lent H200 from the repository root, with .dev carried along:
 #   cargo xtask device-bundle                    # here: release binaries into .dev/bin
 #   cargo xtask bench --device-bundle            # here: the release bench binary into .dev/bin
+#   (cd .dev && tar cJf bin.tar.xz bin && rm -r bin)   # here: 9 MB instead of 100 (64 MiB travel)
 #   bash ../shared/device/prepare.sh             # here, once: Vulkan loader and fla wheel into .dev
 #   bash .dev/on-gpu.sh bash bench/h200.sh PART  # there, through the device tool
-# PART: tests | layer | profile | fuzz | storage | fla-s1 | fla | bench | bench-ours | bench-fla. Each writes
-# one log into $OUT (or ./h200-out); the bench parts also write bench.jsonl for
-# `cargo xtask bench-report` (and criterion's reports as criterion.tgz).
+# PART: tests | layer | profile | fuzz | storage | fla-s1 | fla | fla-cache | bench | bench-ours |
+# bench-fla. Each writes one log into $OUT (or ./h200-out); the bench parts also write bench.jsonl
+# for `cargo xtask bench-report` (and criterion's reports as criterion.tgz).
 set -u
-part=${1:?usage: h200.sh tests|layer|profile|fuzz|storage|fla-s1|fla|bench|bench-ours|bench-fla}
+part=${1:?usage: h200.sh tests|layer|profile|fuzz|storage|fla-s1|fla|fla-cache|bench|bench-ours|bench-fla}
 out=${OUT:-h200-out}
 mkdir -p "$out"
 log="$out/$part.txt"
 bin=.dev/bin
+[ -d "$bin" ] || [ ! -f .dev/bin.tar.xz ] || tar xJf .dev/bin.tar.xz -C .dev
+# fla's Triton kernels compile for about four minutes per machine; `fla-cache` keeps them as
+# triton.tgz, which later calls carry as .dev/triton.tgz.
+export TRITON_CACHE_DIR=/tmp/triton
+[ -d "$TRITON_CACHE_DIR" ] || [ ! -f .dev/triton.tgz ] || tar xzf .dev/triton.tgz -C /tmp
+# The fla shapes of the side-by-side: bf16 forward and forward + backward, f32 forward + backward,
+# at S1-S4 (S4 in bf16 only).
+fla_shapes=("fwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 float32"
+            "fwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 float32"
+            "fwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 float32"
+            "fwd 1 128 2 4 bfloat16" "bwd 1 128 2 4 bfloat16")
+# Compiles (and autotunes) fla's kernels for every shape at once; their figures are dropped.
+# Triton compiles and autotunes per shape and dtype (a warm-up at one shape does not cover the
+# others: seen 2026-12-02). From a carried cache this takes seconds.
+fla_compile() {
+  echo "===== compiling fla's kernels for ${#fla_shapes[@]} shapes at once" | tee -a "$log"
+  local start=$SECONDS
+  for s in "${fla_shapes[@]}"; do timeout 330 python3 .dev/fla_bench.py $s > /dev/null 2>&1 & done
+  wait
+  echo "===== compiled after $((SECONDS - start)) s" | tee -a "$log"
+}
 # bench.jsonl: our summary and fla's figures so far ("FLA mode=fwd dtype=bfloat16 B=8 …
 # graph_ms=0.466 graph_min_ms=0.450" becomes one JSON object), rewritten after every step so that a
 # run cut short still brings back what it measured.
@@ -67,6 +89,11 @@ case "$part" in
     # The anchor of S1 forward + backward in f32 (Triton compiles for about two minutes first).
     step python3 .dev/fla_bench.py bwd 8 1024 16 32 float32
     ;;
+  fla-cache)
+    fla_compile
+    tar czf "$out/triton.tgz" -C /tmp triton
+    echo "===== $(du -sh "$out/triton.tgz" | cut -f1) of Triton cache in $out/triton.tgz: carry it as .dev/triton.tgz" | tee -a "$log"
+    ;;
   fla)
     step python3 .dev/fla_bench.py fwd 8 1024 16 32 bfloat16
     step python3 .dev/fla_bench.py bwd 8 1024 16 32 bfloat16
@@ -75,33 +102,24 @@ case "$part" in
     ;;
   bench|bench-ours|bench-fla)
     # Ours and fla's GPU times at the standard shapes in one run, as JSON lines in bench.jsonl.
-    # (About 15 minutes in all; bench-ours and bench-fla are its two halves, for machines lent
-    # ten minutes at a time.)
+    # About 8 minutes with fla's kernels in a carried .dev/triton.tgz (`fla-cache`), 4 more
+    # without; bench-ours and bench-fla are its two halves.
     if [ "$part" != bench-fla ]; then
       # Every family of the bench: the whole layer at S1-S4, decode and the crossover sweep, each
       # kernel at S1 (BENCH_FILTER, a criterion regex over ids such as recurrent-s1/layer/forward,
-      # and GDN_BENCH_SHAPES change that).
+      # and GDN_BENCH_SHAPES change that). GPU timestamps are steady from one pass to the next, so
+      # half a second of samples after the warm-up is enough.
       CRITERION_HOME=/tmp/criterion GDN_BENCH_SHAPES=${GDN_BENCH_SHAPES:-standard,crossover} \
         GDN_BENCH_SUMMARY="$out/ours.jsonl" \
-        step "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/|-s1/}" --warm-up-time 0.5 --measurement-time 1
+        step "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/|-s1/}" --warm-up-time 0.3 --measurement-time 0.5
       tar czf "$out/criterion.tgz" -C /tmp criterion
       collect
     fi
     if [ "$part" != bench-ours ]; then
-      # fla's chunked kernel (GPU time: graph) at S1-S4: bf16 forward and forward + backward, f32
-      # forward + backward. Triton compiles and autotunes for a minute or more per shape and dtype
-      # (a warm-up at one shape does not cover the others: seen 2026-12-02): every shape compiles at
-      # once first (those figures dropped), then each is timed alone from the warm cache.
-      shapes=("fwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 float32"
-              "fwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 float32"
-              "fwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 float32"
-              "fwd 1 128 2 4 bfloat16" "bwd 1 128 2 4 bfloat16")
-      echo "===== compiling fla's kernels for ${#shapes[@]} shapes at once" | tee -a "$log"
-      start=$SECONDS
-      for s in "${shapes[@]}"; do timeout 300 python3 .dev/fla_bench.py $s > /dev/null 2>&1 & done
-      wait
-      echo "===== compiled after $((SECONDS - start)) s" | tee -a "$log"
-      for s in "${shapes[@]}"; do step timeout 120 python3 .dev/fla_bench.py $s; collect; done
+      # fla's chunked kernel (GPU time: graph) at every shape, each timed alone once all compiled.
+      [ -f .dev/triton.tgz ] || echo "===== no .dev/triton.tgz: fla compiles first (about 4 minutes)" | tee -a "$log"
+      fla_compile
+      for s in "${fla_shapes[@]}"; do step timeout 120 python3 .dev/fla_bench.py $s; collect; done
     fi
     collect
     echo "===== summary: $(wc -l < "$out/bench.jsonl") records in $out/bench.jsonl" | tee -a "$log"

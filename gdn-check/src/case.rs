@@ -185,7 +185,7 @@ impl Case {
     /// Forward and backward of `draw` on a fresh tape, its outputs poisoned with NaN first.
     pub fn on_device(&self, ctx: &Context, draw: &Draw) -> Result<DeviceResults, CaseError> {
         let tape = self.tape(ctx, draw)?;
-        tape.fill_outputs_with_nan();
+        tape.fill_outputs_with_nan()?;
         tape.forward()?;
         let outputs = tape.read_outputs()?;
         tape.backward()?;

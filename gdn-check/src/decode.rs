@@ -215,7 +215,7 @@ pub fn run(
         let step_inputs = (gather(&qkv, c), gather(&z, v), gather(&a, nv), gather(&b, nv));
         let step_inputs = DecodeInputs { qkv: &step_inputs.0, z: &step_inputs.1, a: &step_inputs.2, b: &step_inputs.3 };
         let slots: Vec<u32> = active.iter().map(|&(_, slot, _)| slot).collect();
-        decoder.fill_output_with_nan();
+        decoder.fill_output_with_nan().map_err(err)?;
         decoder.write_inputs(&step_inputs, slots.len(), t).map_err(err)?;
         decoder.step(&slots, t).map_err(err)?;
         let got = decoder.read_out(rows.len()).map_err(err)?;

@@ -59,7 +59,7 @@ fn device_forward(ctx: &Context, p: &Problem, x: &LayerInputs, batch: &Batch) ->
     tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv }).expect("params");
     let (qkv, z, a, b) = (to_f32(&x.qkv), to_f32(&x.z), to_f32(&x.a), to_f32(&x.b));
     let (h0, conv_state) = (to_f32(x.h0.as_ref().unwrap()), to_f32(x.conv_state.as_ref().unwrap()));
-    tape.fill_outputs_with_nan();
+    tape.fill_outputs_with_nan().unwrap();
     let inputs = Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: Some(&h0), conv_state: Some(&conv_state) };
     let outputs = tape.run_forward(&inputs).expect("forward");
     (tape, outputs)

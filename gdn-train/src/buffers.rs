@@ -46,8 +46,22 @@ pub(crate) fn check_storage(ctx: &Context, name: &str, words: usize) -> Result<u
 pub(crate) fn uniform(ctx: &Context, name: &str, contents: &[u8]) -> Result<wgpu::Buffer> {
     let buffer =
         allocate(ctx, name, contents.len() as u64, wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST)?;
-    ctx.queue().write_buffer(&buffer, 0, contents);
+    write_bytes(ctx, name, &buffer, 0, contents)?;
     Ok(buffer)
+}
+
+/// Writes `bytes` into `buffer` from `offset` through the queue. The queue copies them into a
+/// staging buffer first; where that cannot be allocated, the write is [`Error::OutOfMemory`]
+/// (`name` says for what) and the buffer is unchanged, where wgpu's default handler would panic.
+pub(crate) fn write_bytes(ctx: &Context, name: &str, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8]) -> Result<()> {
+    let scope = ctx.device().push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+    ctx.queue().write_buffer(buffer, offset, bytes);
+    match pollster::block_on(scope.pop()) {
+        None => Ok(()),
+        Some(_) => {
+            Err(Error::OutOfMemory { buffer: format!("the upload staging of {name}"), bytes: bytes.len() as u64 })
+        }
+    }
 }
 
 fn allocate(ctx: &Context, name: &str, bytes: u64, usage: wgpu::BufferUsages) -> Result<wgpu::Buffer> {

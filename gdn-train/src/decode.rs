@@ -25,7 +25,7 @@
 //! windows, each channel by one workgroup. Slots are checked distinct on the host before anything
 //! is written, so no two workgroups share a state either.
 
-use crate::buffers::{read_f32, storage, uniform};
+use crate::buffers::{read_f32, storage, uniform, write_bytes};
 use crate::pipelines::KernelPipeline;
 use crate::plan::folded;
 use crate::state_pool::StatePool;
@@ -186,7 +186,7 @@ impl Decoder {
             if data.len() != expected {
                 return Err(Error::Length { name, expected, got: data.len() });
             }
-            self.ctx.queue().write_buffer(&self.params, at, bytemuck::cast_slice(data));
+            write_bytes(&self.ctx, name, &self.params, at, bytemuck::cast_slice(data))?;
             at += 4 * expected as u64;
         }
         Ok(())
@@ -237,12 +237,11 @@ impl Decoder {
                 return Err(Error::Length { name, expected: rows * width, got: data.len() });
             }
         }
-        let queue = self.ctx.queue();
-        queue.write_buffer(&self.qkv, 0, bytemuck::cast_slice(inputs.qkv));
-        queue.write_buffer(&self.z, 0, bytemuck::cast_slice(inputs.z));
-        queue.write_buffer(&self.gate_inputs, 0, bytemuck::cast_slice(inputs.a));
-        queue.write_buffer(&self.gate_inputs, 4 * inputs.a.len() as u64, bytemuck::cast_slice(inputs.b));
-        Ok(())
+        let ctx = &self.ctx;
+        write_bytes(ctx, "qkv", &self.qkv, 0, bytemuck::cast_slice(inputs.qkv))?;
+        write_bytes(ctx, "z", &self.z, 0, bytemuck::cast_slice(inputs.z))?;
+        write_bytes(ctx, "a", &self.gate_inputs, 0, bytemuck::cast_slice(inputs.a))?;
+        write_bytes(ctx, "b", &self.gate_inputs, 4 * inputs.a.len() as u64, bytemuck::cast_slice(inputs.b))
     }
 
     /// Records a step of `tokens` new tokens for each sequence of `slots` (sequence `n` reads and
@@ -283,9 +282,8 @@ impl Decoder {
             chunk_bwd_base: 0,
             gate_parts_base: 0,
         };
-        let queue = self.ctx.queue();
-        queue.write_buffer(&self.layer, 0, bytemuck::bytes_of(&layer));
-        queue.write_buffer(&self.slots, 0, bytemuck::cast_slice(slots));
+        write_bytes(&self.ctx, "the decode uniform", &self.layer, 0, bytemuck::bytes_of(&layer))?;
+        write_bytes(&self.ctx, "slots", &self.slots, 0, bytemuck::cast_slice(slots))?;
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some("decode step"),
             timestamp_writes: timestamps,
@@ -331,9 +329,9 @@ impl Decoder {
 
     /// Fills the output with NaN, so that an element a step fails to write shows up in a
     /// comparison. A testing aid.
-    pub fn fill_output_with_nan(&self) {
+    pub fn fill_output_with_nan(&self) -> Result<()> {
         let nan = vec![f32::NAN; self.capacity.sequences * self.capacity.tokens * self.config.value_width()];
-        self.ctx.queue().write_buffer(&self.out, 0, bytemuck::cast_slice(&nan));
+        write_bytes(&self.ctx, "a NaN fill", &self.out, 0, bytemuck::cast_slice(&nan))
     }
 
     /// Runs one step on the inputs in the decoder's buffers and returns its device time: GPU

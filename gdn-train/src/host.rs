@@ -87,30 +87,26 @@ impl Tape {
             (Tensor::Norm, params.norm),
             (Tensor::Conv, params.conv),
         ])?;
-        self.upload_all(&self.lock(), &uploads);
-        Ok(())
+        self.upload_all(&self.lock(), &uploads)
     }
 
     /// Uploads the inputs of a forward. A rejected call writes none of them.
     pub fn write_inputs(&self, inputs: &Inputs) -> Result<()> {
         let uploads = self.input_uploads(inputs)?;
-        self.upload_all(&self.lock(), &uploads);
-        Ok(())
+        self.upload_all(&self.lock(), &uploads)
     }
 
     /// Uploads the gradients arriving at the outputs. A rejected call writes neither.
     pub fn write_output_grads(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<()> {
         let uploads = self.output_grad_uploads(dout, dht)?;
-        self.upload_all(&self.lock(), &uploads);
-        Ok(())
+        self.upload_all(&self.lock(), &uploads)
     }
 
     /// Uploads the gradient arriving at the final conv state, `[sequences, kk − 1, C]` (tapes with
     /// `conv_state`). The backward reads it as it was last written: zero on a new tape.
     pub fn write_final_conv_state_grad(&self, d: &[f32]) -> Result<()> {
         let upload = self.optional(Tensor::DfinalConvState, Some(d), self.options().conv_state, "conv_state")?;
-        self.upload_all(&self.lock(), &upload.into_iter().collect());
-        Ok(())
+        self.upload_all(&self.lock(), &upload.into_iter().collect())
     }
 
     /// The inputs of a forward, checked.
@@ -162,18 +158,18 @@ impl Tape {
         Err(Error::Presence { name: which.name(), reason })
     }
 
-    /// Writes checked `uploads`, holding the tape's lock (`_progress`).
-    fn upload_all(&self, _progress: &Progress, uploads: &Uploads) {
-        for &(which, data) in uploads {
-            self.upload(which, data);
-        }
+    /// Writes checked `uploads`, holding the tape's lock (`_progress`). Out of staging memory
+    /// stops at the tensor it happened on, as [`Error::OutOfMemory`]: the pass is not run, and
+    /// what the last pass computed stays readable.
+    fn upload_all(&self, _progress: &Progress, uploads: &Uploads) -> Result<()> {
+        uploads.iter().try_for_each(|&(which, data)| self.upload(which, data))
     }
 
     /// Uploads `inputs`, runs the forward and reads `out` and `hT` back.
     pub fn run_forward(&self, inputs: &Inputs) -> Result<Outputs> {
         let uploads = self.input_uploads(inputs)?;
         let mut progress = self.lock();
-        self.upload_all(&progress, &uploads);
+        self.upload_all(&progress, &uploads)?;
         self.run_pass(&mut progress, Pass::Forward)?;
         self.outputs_held(&progress)
     }
@@ -186,7 +182,7 @@ impl Tape {
         let uploads = self.output_grad_uploads(dout, dht)?;
         let mut progress = self.lock();
         progress.check_pass(Pass::Backward)?;
-        self.upload_all(&progress, &uploads);
+        self.upload_all(&progress, &uploads)?;
         self.run_pass(&mut progress, Pass::Backward)?;
         self.gradients_held(&progress)
     }

@@ -2,7 +2,7 @@
 //! owned by the caller (an inference engine's cache) and updated in place by a
 //! [`crate::Decoder`]'s steps.
 
-use crate::buffers::{read_f32_at, storage};
+use crate::buffers::{read_f32_at, storage, write_bytes};
 use crate::{Context, Error, LayerConfig, Result};
 use gdn_wgsl::HeadDims;
 
@@ -84,10 +84,10 @@ impl StatePool {
                 return Err(Error::Length { name, expected, got });
             }
         }
-        let queue = self.ctx.queue();
-        queue.write_buffer(&self.state, (slot * state * 4) as u64, bytemuck::cast_slice(&states.state));
+        write_bytes(&self.ctx, "state", &self.state, (slot * state * 4) as u64, bytemuck::cast_slice(&states.state))?;
         if window > 0 {
-            queue.write_buffer(&self.conv_state, (slot * window * 4) as u64, bytemuck::cast_slice(&states.conv_state));
+            let at = (slot * window * 4) as u64;
+            write_bytes(&self.ctx, "conv_state", &self.conv_state, at, bytemuck::cast_slice(&states.conv_state))?;
         }
         Ok(())
     }

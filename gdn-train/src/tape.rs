@@ -1,7 +1,7 @@
 //! [`Tape`]: every device buffer of one layer for one batch shape, allocated once and reused by
 //! every step, with the forward and backward of gdn-wgsl's layer plan bound against them.
 
-use crate::buffers::{check_storage, read_f32_at, storage, uniform};
+use crate::buffers::{check_storage, read_f32_at, storage, uniform, write_bytes};
 use crate::config::TapeOptions;
 use crate::halves::{nan_word, pack, unpack};
 use crate::placement::{CallerBuffer, Placed, check, conflicts};
@@ -112,7 +112,7 @@ impl Tape {
                 (Contents::Storage { .. }, _) => Placed::owned(storage(ctx, name, words)?, words),
                 (Contents::Fixed(values), _) => {
                     let buffer = storage(ctx, name, words)?;
-                    ctx.queue().write_buffer(&buffer, 0, bytemuck::cast_slice(values));
+                    write_bytes(ctx, name, &buffer, 0, bytemuck::cast_slice(values))?;
                     Placed::owned(buffer, words)
                 }
                 (Contents::Uniform(bytes), _) => Placed::owned(uniform(ctx, name, bytes)?, words),
@@ -342,8 +342,7 @@ impl Tape {
     pub fn write(&self, which: Tensor, data: &[f32]) -> Result<()> {
         self.check_write(which, data)?;
         let _progress = self.lock();
-        self.upload(which, data);
-        Ok(())
+        self.upload(which, data)
     }
 
     /// Checks that `data` fits `which`: a buffer the tape holds, has room for, and of its length.
@@ -362,14 +361,15 @@ impl Tape {
         Ok(())
     }
 
-    /// Uploads `data`, checked by [`Tape::check_write`], into `which`.
-    pub(crate) fn upload(&self, which: Tensor, data: &[f32]) {
+    /// Uploads `data`, checked by [`Tape::check_write`], into `which`; out of staging memory is
+    /// [`Error::OutOfMemory`], with `which` unchanged.
+    pub(crate) fn upload(&self, which: Tensor, data: &[f32]) -> Result<()> {
         let (buffer, offset) = (self.buffer(which), self.offset(which));
         if self.options.storage.halves(which) {
             let words = pack(self.options.storage, data);
-            self.ctx.queue().write_buffer(buffer, offset, bytemuck::cast_slice(&words));
+            write_bytes(&self.ctx, which.name(), buffer, offset, bytemuck::cast_slice(&words))
         } else {
-            self.ctx.queue().write_buffer(buffer, offset, bytemuck::cast_slice(data));
+            write_bytes(&self.ctx, which.name(), buffer, offset, bytemuck::cast_slice(data))
         }
     }
 
@@ -394,8 +394,9 @@ impl Tape {
     }
 
     /// Fills every buffer the kernels write with NaN, so that an element a kernel fails to write
-    /// shows up in a comparison. A testing aid: the next forward and backward overwrite them.
-    pub fn fill_outputs_with_nan(&self) {
+    /// shows up in a comparison. A testing aid: the next forward and backward overwrite them. Out
+    /// of staging memory is [`Error::OutOfMemory`].
+    pub fn fill_outputs_with_nan(&self) -> Result<()> {
         let _progress = self.lock();
         // A tensor computed beside the caller's range is poisoned in both places.
         let homes = self.kernel_written.iter().flat_map(|(id, nan)| {
@@ -407,7 +408,8 @@ impl Tape {
         });
         for (placed, nan) in homes.filter(|(placed, _)| placed.words > 0) {
             let words = vec![nan; placed.words];
-            self.ctx.queue().write_buffer(&placed.buffer, placed.offset, bytemuck::cast_slice(&words));
+            write_bytes(&self.ctx, "a NaN fill", &placed.buffer, placed.offset, bytemuck::cast_slice(&words))?;
         }
+        Ok(())
     }
 }

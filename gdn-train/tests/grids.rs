@@ -36,7 +36,7 @@ fn the_conv_weight_sum_over_more_columns_than_a_grid_dimension_matches_the_refer
         (to_f32(&params.a_log), to_f32(&params.dt_bias), to_f32(&params.norm), to_f32(&params.conv));
     tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv }).unwrap();
     let (qkv, z, a, b) = (to_f32(&x.qkv), to_f32(&x.z), to_f32(&x.a), to_f32(&x.b));
-    tape.fill_outputs_with_nan();
+    tape.fill_outputs_with_nan().unwrap();
     tape.run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: None, conv_state: None }).unwrap();
     let got = tape.run_backward(&to_f32(&grads.dout), None).expect("the backward runs");
 
