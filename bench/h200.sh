@@ -5,29 +5,25 @@
 #   (cd .dev && tar cJf bin.tar.xz bin && rm -r bin)   # here: 9 MB instead of 100 (64 MiB travel)
 #   bash ../shared/device/prepare.sh             # here, once: Vulkan loader and fla wheel into .dev
 #   bash .dev/on-gpu.sh bash bench/h200.sh PART  # there, through the device tool
-# PART: tests | layer | profile | fuzz | storage | fla-s1 | fla | fla-cache | bench | bench-ours |
-# bench-fla. Each writes one log into $OUT (or ./h200-out); the bench parts also write bench.jsonl
+# PART: tests | layer | profile | fuzz | storage | fla-s1 | fla | bench | bench-ours | bench-fla. Each writes one log into $OUT (or ./h200-out); the bench parts also write bench.jsonl
 # for `cargo xtask bench-report` (and criterion's reports as criterion.tgz).
 set -u
-part=${1:?usage: h200.sh tests|layer|profile|fuzz|storage|fla-s1|fla|fla-cache|bench|bench-ours|bench-fla}
+part=${1:?usage: h200.sh tests|layer|profile|fuzz|storage|fla-s1|fla|bench|bench-ours|bench-fla}
 out=${OUT:-h200-out}
 mkdir -p "$out"
 log="$out/$part.txt"
 bin=.dev/bin
 [ -d "$bin" ] || [ ! -f .dev/bin.tar.xz ] || tar xJf .dev/bin.tar.xz -C .dev
-# fla's Triton kernels compile for about four minutes per machine; `fla-cache` keeps them as
-# triton.tgz, which later calls carry as .dev/triton.tgz.
-export TRITON_CACHE_DIR=/tmp/triton
-[ -d "$TRITON_CACHE_DIR" ] || [ ! -f .dev/triton.tgz ] || tar xzf .dev/triton.tgz -C /tmp
 # The fla shapes of the side-by-side: bf16 forward and forward + backward, f32 forward + backward,
 # at S1-S4 (S4 in bf16 only).
 fla_shapes=("fwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 bfloat16" "bwd 8 1024 16 32 float32"
             "fwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 bfloat16" "bwd 2 4096 16 32 float32"
             "fwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 bfloat16" "bwd 1 8192 16 64 float32"
             "fwd 1 128 2 4 bfloat16" "bwd 1 128 2 4 bfloat16")
-# Compiles (and autotunes) fla's kernels for every shape at once; their figures are dropped.
-# Triton compiles and autotunes per shape and dtype (a warm-up at one shape does not cover the
-# others: seen 2026-12-02). From a carried cache this takes seconds.
+# Compiles (and autotunes) fla's kernels for every shape at once, one process each, on the 16
+# cores; their figures are dropped. Triton compiles and autotunes per shape and dtype (a warm-up at
+# one shape does not cover the others: seen 2026-12-02); f32's backward takes longest, 284 s
+# (2026-12-03). The cache it leaves, 435 MB, is too big to carry from one machine to the next.
 fla_compile() {
   echo "===== compiling fla's kernels for ${#fla_shapes[@]} shapes at once" | tee -a "$log"
   local start=$SECONDS
@@ -89,11 +85,6 @@ case "$part" in
     # The anchor of S1 forward + backward in f32 (Triton compiles for about two minutes first).
     step python3 .dev/fla_bench.py bwd 8 1024 16 32 float32
     ;;
-  fla-cache)
-    fla_compile
-    tar czf "$out/triton.tgz" -C /tmp triton
-    echo "===== $(du -sh "$out/triton.tgz" | cut -f1) of Triton cache in $out/triton.tgz: carry it as .dev/triton.tgz" | tee -a "$log"
-    ;;
   fla)
     step python3 .dev/fla_bench.py fwd 8 1024 16 32 bfloat16
     step python3 .dev/fla_bench.py bwd 8 1024 16 32 bfloat16
@@ -101,25 +92,25 @@ case "$part" in
     step python3 .dev/fla_bench.py bwd 2 4096 16 32 float32
     ;;
   bench|bench-ours|bench-fla)
-    # Ours and fla's GPU times at the standard shapes in one run, as JSON lines in bench.jsonl.
-    # About 8 minutes with fla's kernels in a carried .dev/triton.tgz (`fla-cache`), 4 more
-    # without; bench-ours and bench-fla are its two halves.
+    # Ours and fla's GPU times at the standard shapes in one run, as JSON lines in bench.jsonl:
+    # about 9 minutes (ours 3, fla's compile 5, fla's timing 1), inside one ten-minute call.
+    # bench-ours and bench-fla are its two halves.
     if [ "$part" != bench-fla ]; then
-      # Every family of the bench: the whole layer at S1-S4, decode and the crossover sweep, each
-      # kernel at S1 (BENCH_FILTER, a criterion regex over ids such as recurrent-s1/layer/forward,
-      # and GDN_BENCH_SHAPES change that). GPU timestamps are steady from one pass to the next, so
-      # half a second of samples after the warm-up is enough.
+      # Every family of the bench: the whole layer at S1-S4, decode and the crossover sweep
+      # (BENCH_FILTER, a criterion regex over ids such as recurrent-s1/layer/forward, and
+      # GDN_BENCH_SHAPES change that: BENCH_FILTER=-s1/ gives every kernel at S1). GPU timestamps
+      # are steady from one pass to the next, so half a second of samples after the warm-up does.
       CRITERION_HOME=/tmp/criterion GDN_BENCH_SHAPES=${GDN_BENCH_SHAPES:-standard,crossover} \
         GDN_BENCH_SUMMARY="$out/ours.jsonl" \
-        step "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/|-s1/}" --warm-up-time 0.3 --measurement-time 0.5
+        step timeout 280 "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/}" --warm-up-time 0.3 --measurement-time 0.5
       tar czf "$out/criterion.tgz" -C /tmp criterion
       collect
     fi
     if [ "$part" != bench-ours ]; then
-      # fla's chunked kernel (GPU time: graph) at every shape, each timed alone once all compiled.
-      [ -f .dev/triton.tgz ] || echo "===== no .dev/triton.tgz: fla compiles first (about 4 minutes)" | tee -a "$log"
+      # fla's chunked kernel (GPU time: graph) at every shape, timed one after the other in one
+      # process once every shape has compiled.
       fla_compile
-      for s in "${fla_shapes[@]}"; do step timeout 120 python3 .dev/fla_bench.py $s; collect; done
+      step timeout 150 python3 bench/fla_times.py "${fla_shapes[@]}"
     fi
     collect
     echo "===== summary: $(wc -l < "$out/bench.jsonl") records in $out/bench.jsonl" | tee -a "$log"
