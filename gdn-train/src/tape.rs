@@ -77,17 +77,7 @@ impl Tape {
         // The largest tensor per token is qkv: refuse a batch it cannot hold before laying it out.
         check_storage(ctx, "qkv", batch.tokens()?.saturating_mul(config.channels()))?;
         let offsets = gdn_ref::Sequences::new(&batch, None)?.offsets().to_vec();
-        let family = options.family.unwrap_or_else(|| ctx.picked_family(options.backward, options.precision));
-        let plan_options = PlanOptions {
-            family,
-            precision: options.precision,
-            initial_state: options.initial_state,
-            final_state_grad: options.final_state_grad,
-            conv_state: options.conv_state,
-            backward: options.backward,
-            storage: options.storage,
-        };
-        let plan = LayerPlan::new(&config, &offsets, &plan_options)?;
+        let plan = laid_out(ctx, &config, &offsets, &options)?;
         ctx.supports(options.precision)?;
         let mut given: HashMap<Tensor, &CallerBuffer> = HashMap::new();
         for c in caller {
@@ -412,4 +402,37 @@ impl Tape {
         }
         Ok(())
     }
+}
+
+/// The tape's plan. With the family named in `options`, that family's; otherwise the family the
+/// context picks, or where one of its buffers would not fit the device's binding or buffer limits
+/// (the chunked family's f32 work buffer at Qwen3.5-122B's 8 192 tokens), the first other family
+/// that computes in the precision and fits. When none fits, the picked family's error.
+fn laid_out(ctx: &Context, config: &LayerConfig, offsets: &[usize], options: &TapeOptions) -> Result<LayerPlan> {
+    let plan_of = |family: Family| -> Result<LayerPlan> {
+        let plan_options = PlanOptions {
+            family,
+            precision: options.precision,
+            initial_state: options.initial_state,
+            final_state_grad: options.final_state_grad,
+            conv_state: options.conv_state,
+            backward: options.backward,
+            storage: options.storage,
+        };
+        let plan = LayerPlan::new(config, offsets, &plan_options)?;
+        for spec in plan.buffers.iter().filter(|spec| matches!(spec.contents, Contents::Storage { .. })) {
+            check_storage(ctx, spec.id.name(), spec.words())?;
+        }
+        Ok(plan)
+    };
+    if let Some(family) = options.family {
+        return plan_of(family);
+    }
+    let picked = ctx.picked_family(options.backward, options.precision);
+    let first = plan_of(picked);
+    if !matches!(first, Err(Error::Limit { .. })) {
+        return first;
+    }
+    let others = Family::ALL.into_iter().filter(|f| f.name() != picked.name() && f.computes_in(options.precision));
+    others.map(plan_of).find(Result::is_ok).unwrap_or(first)
 }

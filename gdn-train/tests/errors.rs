@@ -180,6 +180,32 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
     assert_eq!(runs(recurrent, Batch::Fixed { b: 2, t: 3 }), Family::Recurrent { checkpoint_interval: 3 });
 }
 
+/// A shape where the family the context picks needs a buffer over the binding limit and the other
+/// family does not: the picked family named is refused, left to the tape the other one runs. On a
+/// software adapter the recurrent family is picked and its backward scratch (sequences × heads ×
+/// (interval − 1) states, the interval fitted to T) is what overflows; on a GPU the chunked family is picked and its f32
+/// work buffer (about 1 538 words per token and value head at chunk 64) is.
+#[test]
+fn a_tape_left_to_pick_runs_the_family_that_fits_the_device() {
+    let ctx = context();
+    let limit = ctx.device().limits().max_storage_buffer_binding_size as usize;
+    let picked = ctx.picked_family(true, Precision::F32);
+    let (config, batch) = if picked.name() == "recurrent" {
+        let config = sizes(1, 4, 128, 128, 4);
+        (config, Batch::Fixed { b: limit / (4 * 15 * config.state_size() * 4) + 1, t: 16 })
+    } else {
+        let config = sizes(1, 64, 128, 128, 4);
+        (config, Batch::Fixed { b: 1, t: (limit / (6152 * 64)).next_multiple_of(64) + 64 })
+    };
+    let named = TapeOptions { family: Some(picked), ..TapeOptions::default() };
+    match Tape::new(ctx, config, batch.clone(), named) {
+        Err(Error::Limit { limit: "max_storage_buffer_binding_size", .. }) => {}
+        other => panic!("{picked:?} at {batch:?}: expected the binding limit, got {:?}", other.map(|t| t.family())),
+    }
+    let tape = Tape::new(ctx, config, batch, TapeOptions::default()).expect("the other family fits");
+    assert_ne!(tape.family().name(), picked.name(), "ran {:?}", tape.family());
+}
+
 #[test]
 fn a_backward_before_any_forward_and_a_read_before_its_pass_are_refused() {
     let ctx = context();

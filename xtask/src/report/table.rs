@@ -90,7 +90,9 @@ fn versus_fla(summary: &Summary) -> String {
 
 fn memory(summary: &Summary) -> String {
     let mut out = String::from(
-        "## Device memory of a tape\n\n| family | shape | tokens | MiB | bytes per token |\n| --- | --- | --- | --- | --- |\n",
+        "## Device memory of a tape\n\nA tape allocates every buffer when it is made and a step allocates nothing on the \
+         device, so this is also the peak device memory of a step (uploads and read-backs pass through \
+         wgpu's staging buffers besides).\n\n| family | shape | tokens | MiB | bytes per token |\n| --- | --- | --- | --- | --- |\n",
     );
     for (shape, bytes) in &summary.tapes {
         let _ = writeln!(
