@@ -96,13 +96,14 @@ case "$part" in
     # about 9 minutes (ours 3, fla's compile 5, fla's timing 1), inside one ten-minute call.
     # bench-ours and bench-fla are its two halves.
     if [ "$part" != bench-fla ]; then
-      # Every family of the bench: the whole layer at S1-S4, decode and the crossover sweep
-      # (BENCH_FILTER, a criterion regex over ids such as recurrent-s1/layer/forward, and
-      # GDN_BENCH_SHAPES change that: BENCH_FILTER=-s1/ gives every kernel at S1). GPU timestamps
-      # are steady from one pass to the next, so half a second of samples after the warm-up does.
+      # Every family of the bench: the whole layer at S1-S4, decode and the crossover sweep, and
+      # the decoder's step at 8 and 64 sequences (BENCH_FILTER, a criterion regex over ids such as
+      # recurrent-s1/layer/forward and decode/qwen3-next/n8, and GDN_BENCH_SHAPES change that:
+      # BENCH_FILTER=-s1/ gives every kernel at S1). GPU timestamps are steady from one pass to the
+      # next, so half a second of samples after the warm-up does.
       CRITERION_HOME=/tmp/criterion GDN_BENCH_SHAPES=${GDN_BENCH_SHAPES:-standard,crossover} \
         GDN_BENCH_SUMMARY="$out/ours.jsonl" \
-        step timeout 280 "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/}" --warm-up-time 0.3 --measurement-time 0.5
+        step timeout 280 "$bin/bench-gdn-train-layer" --bench "${BENCH_FILTER:-/layer/|^decode/}" --warm-up-time 0.3 --measurement-time 0.5
       tar czf "$out/criterion.tgz" -C /tmp criterion
       collect
     fi

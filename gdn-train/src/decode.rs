@@ -250,7 +250,7 @@ impl Decoder {
     /// the queue and take effect at its next submission: submit `encoder` before recording another
     /// step. An empty `slots` records nothing.
     pub fn encode_step(&self, encoder: &mut wgpu::CommandEncoder, slots: &[u32], tokens: usize) -> Result<()> {
-        self.record(encoder, slots, tokens, None)
+        self.record(encoder, slots, tokens, 1, None)
     }
 
     fn record(
@@ -258,12 +258,18 @@ impl Decoder {
         encoder: &mut wgpu::CommandEncoder,
         slots: &[u32],
         tokens: usize,
+        steps: usize,
         timestamps: Option<wgpu::ComputePassTimestampWrites>,
     ) -> Result<()> {
         self.check(slots, tokens)?;
         if slots.is_empty() {
             return Ok(());
         }
+        let grids = self
+            .kernels
+            .iter()
+            .map(|k| folded(&self.ctx, k.pipeline.source.kernel.name(), slots.len() * k.per_sequence))
+            .collect::<Result<Vec<_>>>()?;
         let config = &self.config;
         let layer = LayerUniform {
             tokens: (slots.len() * tokens) as u32,
@@ -288,11 +294,12 @@ impl Decoder {
             label: Some("decode step"),
             timestamp_writes: timestamps,
         });
-        for kernel in &self.kernels {
-            let grid = folded(&self.ctx, kernel.pipeline.source.kernel.name(), slots.len() * kernel.per_sequence)?;
-            pass.set_pipeline(&kernel.pipeline.pipeline);
-            pass.set_bind_group(0, &kernel.bind_group, &[]);
-            pass.dispatch_workgroups(grid.0, grid.1, 1);
+        for _ in 0..steps {
+            for (kernel, grid) in self.kernels.iter().zip(&grids) {
+                pass.set_pipeline(&kernel.pipeline.pipeline);
+                pass.set_bind_group(0, &kernel.bind_group, &[]);
+                pass.dispatch_workgroups(grid.0, grid.1, 1);
+            }
         }
         Ok(())
     }
@@ -302,7 +309,7 @@ impl Decoder {
         let device = self.ctx.device();
         let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("decode") });
-        self.record(&mut encoder, slots, tokens, None)?;
+        self.record(&mut encoder, slots, tokens, 1, None)?;
         self.ctx.queue().submit([encoder.finish()]);
         match pollster::block_on(scope.pop()) {
             None => Ok(()),
@@ -338,17 +345,25 @@ impl Decoder {
     /// timestamps around its compute pass, or wall time around submit and wait on a device
     /// without them. The step updates the pool like any other.
     pub fn time_step(&self, slots: &[u32], tokens: usize) -> Result<(Duration, Clock)> {
+        self.time_steps(slots, tokens, 1)
+    }
+
+    /// Runs `steps` steps back to back in one compute pass, as an engine recording many of them
+    /// would (the same slots and inputs each time; each updates the pool), and returns their
+    /// device time together, measured as [`Decoder::time_step`] measures one. Timing many steps
+    /// at once keeps the GPU's clocks up, which a host round trip per step does not.
+    pub fn time_steps(&self, slots: &[u32], tokens: usize, steps: usize) -> Result<(Duration, Clock)> {
         let ctx = &self.ctx;
         let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("timed") });
         let Ok(timestamps) = Timestamps::new(ctx, 1) else {
             ctx.wait()?;
             let start = Instant::now();
-            self.record(&mut encoder, slots, tokens, None)?;
+            self.record(&mut encoder, slots, tokens, steps, None)?;
             ctx.queue().submit([encoder.finish()]);
             ctx.wait()?;
             return Ok((start.elapsed(), Clock::WallClock));
         };
-        self.record(&mut encoder, slots, tokens, Some(timestamps.pass_writes(0)))?;
+        self.record(&mut encoder, slots, tokens, steps, Some(timestamps.pass_writes(0)))?;
         timestamps.resolve(&mut encoder);
         ctx.queue().submit([encoder.finish()]);
         Ok((timestamps.read(ctx)?[0], Clock::GpuTimestamps))

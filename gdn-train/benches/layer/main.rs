@@ -99,7 +99,7 @@ fn run() -> Result<(), String> {
             group.finish();
         }
     }
-    decode::bench(&ctx, &mut criterion)?;
+    decode::bench(&ctx, &mut criterion, &mut summary)?;
     criterion.final_summary();
     let (path, measured) = summary.write()?;
     println!("summary: {measured} benches measured, written to {}", path.display());

@@ -1,6 +1,6 @@
 //! The run's machine-readable summary, one JSON object per line: the adapter, each tape's device
-//! memory, each shape a family refused, and each bench's median read back from the estimates
-//! criterion saved. Written to `GDN_BENCH_SUMMARY`, else `summary.jsonl` in criterion's directory;
+//! memory, each shape a family refused, and each bench's median (the layer's and the decode
+//! step's) read back from the estimates criterion saved. Written to `GDN_BENCH_SUMMARY`, else `summary.jsonl` in criterion's directory;
 //! `cargo xtask bench-report` renders it.
 
 use crate::measure::Target;
@@ -79,6 +79,16 @@ impl Summary {
             "kind": "time", "part": part, "name": name, "clock": clock_name(clock), "dispatches": dispatches,
         });
         self.benches.push((merge(shape_fields(family, shape), extra), self.home.join(group).join(part).join(name)));
+    }
+
+    /// A declared decode-step bench (`decode/qwen3-next/{name}`): `sequences` of qwen3-next, their
+    /// `states` and the bytes those hold (read and written once a step).
+    pub fn decode(&mut self, sequences: usize, states: usize, state_bytes: usize, clock: Clock, name: &str) {
+        let record = json!({
+            "kind": "decode", "layer": "qwen3-next", "sequences": sequences, "states": states,
+            "state_bytes": state_bytes, "clock": clock_name(clock),
+        });
+        self.benches.push((record, self.home.join("decode").join("qwen3-next").join(name)));
     }
 
     /// Writes every record and each bench criterion measured in this run (whose estimates are

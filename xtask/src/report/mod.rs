@@ -67,6 +67,7 @@ mod tests {
         assert_eq!(s.times.len(), 13);
         assert_eq!(s.tapes.len(), 4);
         assert_eq!(s.skipped.len(), 1);
+        assert_eq!(s.decodes.len(), 1);
         assert_eq!(s.fla.len(), 5, "eager lines and failed graphs are left out");
         assert!(s.notes[0].starts_with("SAMPLE DATA"));
         assert_eq!(
@@ -93,6 +94,8 @@ mod tests {
         assert!(md.contains("| recurrent | s1: 8×1024, 16/32 heads of 128 | 8192 | 512.0 | 65536 |"), "{md}");
         assert!(md.contains("| recurrent | s1 | bwd | recurrence_backward | 1 | 70.000 | 92.1 % |"), "{md}");
         assert!(md.contains("wall clock"), "the tiny shape's wall-clock figures are flagged: {md}");
+        // 16 MiB of states read and written in 25 µs.
+        assert!(md.contains("| qwen3-next | 8 | 256 | 25.00 | 1342 GB/s | gpu-timestamps |"), "{md}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The bench summary as the report reads it: JSON lines written by the gdn-train bench (`run`,
-//! `tape`, `skipped`, `time` records) and by `bench/h200.sh` from fla's output (`fla` records).
+//! `tape`, `skipped`, `time`, `decode` records) and by `bench/h200.sh` from fla's output (`fla` records).
 //! Unknown kinds (such as a `note`) are kept as notes; a malformed line is an error naming it.
 
 use serde_json::Value;
@@ -47,6 +47,23 @@ pub struct Time {
     pub median_ms: f64,
 }
 
+/// One decode-step bench: one new token for each of `sequences` sequences.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Decode {
+    /// The layer (`qwen3-next`).
+    pub layer: String,
+    /// Sequences in the step.
+    pub sequences: u64,
+    /// Their (sequence, value head) states.
+    pub states: u64,
+    /// The bytes those states hold, each read and written once a step.
+    pub state_bytes: u64,
+    /// `gpu-timestamps` or `wall-clock`.
+    pub clock: String,
+    /// Median of a step, ms.
+    pub median_ms: f64,
+}
+
 /// One fla figure at one shape.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fla {
@@ -77,6 +94,8 @@ pub struct Summary {
     pub tapes: Vec<(Shape, u64)>,
     /// Shapes a family refused, and why.
     pub skipped: Vec<(Shape, String)>,
+    /// The decode step's benches.
+    pub decodes: Vec<Decode>,
     /// fla's graph figures.
     pub fla: Vec<Fla>,
     /// Records of other kinds, as text.
@@ -134,6 +153,14 @@ impl Summary {
                 name: text(r, "name")?,
                 clock: text(r, "clock")?,
                 dispatches: int(r, "dispatches")?,
+                median_ms: float(r, "median_ms")?,
+            }),
+            Some("decode") => self.decodes.push(Decode {
+                layer: text(r, "layer")?,
+                sequences: int(r, "sequences")?,
+                states: int(r, "states")?,
+                state_bytes: int(r, "state_bytes")?,
+                clock: text(r, "clock")?,
                 median_ms: float(r, "median_ms")?,
             }),
             Some("fla") if r.get("graph_ms").is_some_and(Value::is_number) => self.fla.push(Fla {

@@ -1,5 +1,5 @@
 //! The summary as markdown: ours against fla at each shape (GPU time against GPU time, with the
-//! ratios), each tape's device memory, and our time per kernel.
+//! ratios), the decode step, each tape's device memory, and our time per kernel.
 
 use super::summary::{Shape, Summary};
 use std::fmt::Write;
@@ -29,6 +29,7 @@ pub fn render(summary: &Summary, chart: Option<&str>) -> String {
         let _ = writeln!(out, "Ours measured on {adapter}.\n");
     }
     out += &versus_fla(summary);
+    out += &decode(summary);
     out += &memory(summary);
     out += &kernels(summary);
     if let Some(chart) = chart {
@@ -86,6 +87,30 @@ fn versus_fla(summary: &Summary) -> String {
     out + "\nfla: flash-linear-attention's chunked kernel, one CUDA graph replayed (GPU time), core kernel only \
            (L2 norm in kernel, gates given). Ours: the whole layer (conv, norms, gates, recurrence, gated RMSNorm; \
            backward with every parameter gradient), GPU timestamps, criterion's median.\n\n"
+}
+
+fn decode(summary: &Summary) -> String {
+    if summary.decodes.is_empty() {
+        return String::new();
+    }
+    let mut out = String::from(
+        "## Decode step (one new token for each sequence; steps back to back in one compute pass)\n\n\
+         | layer | sequences | states | µs per step | state traffic (read + write) | clock |\n\
+         | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for d in &summary.decodes {
+        let gb_per_s = 2.0 * d.state_bytes as f64 / (d.median_ms * 1e-3) / 1e9;
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {:.2} | {gb_per_s:.0} GB/s | {} |",
+            d.layer,
+            d.sequences,
+            d.states,
+            d.median_ms * 1e3,
+            d.clock
+        );
+    }
+    out + "\n"
 }
 
 fn memory(summary: &Summary) -> String {
