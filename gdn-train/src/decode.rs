@@ -384,12 +384,13 @@ fn bind(
         .iter()
         .enumerate()
         .map(|(slot, binding)| {
-            let buffer = buffers.iter().find(|(name, _)| *name == binding.name).map(|(_, buffer)| *buffer);
-            let buffer =
-                buffer.unwrap_or_else(|| panic!("the decoder has no buffer {:?} for {}", binding.name, kernel.name()));
-            wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() }
+            let (_, buffer) = buffers.iter().find(|(name, _)| *name == binding.name).ok_or_else(|| Error::Device {
+                during: format!("binding {}", kernel.name()),
+                message: format!("the decoder has no buffer {:?}", binding.name),
+            })?;
+            Ok(wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() })
         })
-        .collect::<Vec<_>>();
+        .collect::<Result<Vec<_>>>()?;
     let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some(kernel.name()),
         layout: &pipeline.layout,
