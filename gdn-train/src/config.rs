@@ -12,8 +12,11 @@ pub struct TapeOptions {
     /// Room for a gradient `dhT` arriving at the final state.
     pub final_state_grad: bool,
     /// The kernel family that computes the delta rule, with its knobs; `None` (the default) takes
-    /// the one measured fastest on the adapter for the passes the tape records ([`crate::Context::picked_family`]). Either way the tape fits the knob to its
-    /// batch ([`Family::fitted`]); [`crate::Tape::family`] says what runs.
+    /// the one measured fastest on the adapter for the passes the tape records
+    /// ([`crate::Context::picked_family`]), or, where that family's buffers would pass the
+    /// device's binding or buffer limits at this batch, another family that fits. Either way the
+    /// tape fits the knob to its batch ([`Family::fitted`]); [`crate::Tape::family`] says what
+    /// runs.
     pub family: Option<Family>,
     /// The arithmetic of the chunked family's matrix products: f32 (the default), or f16 operands
     /// on tensor cores where the adapter has them ([`crate::Context::supports`]).
