@@ -8,6 +8,8 @@
 //!   [`Tape::encode_forward`] / [`Tape::encode_backward`] record into the caller's encoder, so a
 //!   training loop chains the layer with its own device work without a host round trip;
 //!   [`Tape::run_forward`] / [`Tape::run_backward`] upload from and read back to host slices.
+//! - [`WindowedTape`] runs a batch too large for one tape's buffers (over the device's binding
+//!   limit, inside its memory) as a chain of tapes over windows of tokens, through the host.
 //! - [`Decoder`] runs the forward for inference a step at a time — a few new tokens for each of
 //!   many sequences — reading and updating their recurrent and conv states in place in a
 //!   caller-owned [`StatePool`], addressed by slot (continuous batching), one fused kernel a step.
@@ -51,6 +53,7 @@ mod state_pool;
 mod tape;
 mod timestamps;
 mod timing;
+mod windowed;
 
 pub use config::TapeOptions;
 pub use context::{Context, ContextOptions, UNADVERTISED_TENSOR_CORES};
@@ -66,3 +69,4 @@ pub use state_pool::{SlotState, StatePool};
 pub use tape::Tape;
 pub use timing::{Clock, Pass};
 pub use wgpu;
+pub use windowed::WindowedTape;

@@ -408,7 +408,12 @@ impl Tape {
 /// context picks, or where one of its buffers would not fit the device's binding or buffer limits
 /// (the chunked family's f32 work buffer at Qwen3.5-122B's 8 192 tokens), the first other family
 /// that computes in the precision and fits. When none fits, the picked family's error.
-fn laid_out(ctx: &Context, config: &LayerConfig, offsets: &[usize], options: &TapeOptions) -> Result<LayerPlan> {
+pub(crate) fn laid_out(
+    ctx: &Context,
+    config: &LayerConfig,
+    offsets: &[usize],
+    options: &TapeOptions,
+) -> Result<LayerPlan> {
     let plan_of = |family: Family| -> Result<LayerPlan> {
         let plan_options = PlanOptions {
             family,

@@ -1,0 +1,101 @@
+//! `WindowedTape` against gdn-ref at the spec's bars: a packed batch cut into windows of a few
+//! tokens (sequences cut at window boundaries, windows holding several pieces), in both families,
+//! with its typed refusals; and a batch whose `qkv` passes the binding limit of a device that an engine created with a
+//! small limit, refused by a `Tape` and run in windows. Runs on whatever adapter `Context::new`
+//! finds (lavapipe in CI) and fails when there is none.
+
+use gdn_check::{Case, DeviceResults};
+use gdn_ref::compare::relative_error_f32;
+use gdn_ref::sample::Regime;
+use gdn_ref::{Batch, Layer, LayerConfig, Tensor};
+use gdn_train::{Context, Error, Family, Inputs, Params, Precision, Storage, Tape, TapeOptions, WindowedTape};
+
+fn case(config: LayerConfig, batch: Batch, family: Family) -> Case {
+    Case {
+        config,
+        batch,
+        h0: true,
+        dht: true,
+        regime: Regime::Typical,
+        family,
+        precision: Precision::F32,
+        storage: Storage::F32,
+        seed: 31,
+    }
+}
+
+/// Runs `case` through a windowed tape on `ctx` (windows of at most `most_tokens`), checks every
+/// output and gradient against gdn-ref at the case's bars, and returns the windows it took.
+fn check(ctx: &Context, case: &Case, family: Option<Family>, most_tokens: Option<usize>) -> usize {
+    let options = TapeOptions { initial_state: true, final_state_grad: true, family, ..TapeOptions::default() };
+    let tape = WindowedTape::new(ctx, case.config, case.batch.clone(), options, most_tokens).expect("windows fit");
+    let draw = case.draw();
+    let values = |t| draw.caller_values(t);
+    let (a_log, dt_bias, norm, conv) =
+        (values(Tensor::ALog), values(Tensor::DtBias), values(Tensor::Norm), values(Tensor::Conv));
+    tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv }).unwrap();
+    let (qkv, z, a, b, h0) =
+        (values(Tensor::Qkv), values(Tensor::Z), values(Tensor::A), values(Tensor::B), values(Tensor::H0));
+    let outputs =
+        tape.run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: Some(&h0), conv_state: None }).unwrap();
+    let (dout, dht) = (values(Tensor::Dout), values(Tensor::Dht));
+    let gradients = tape.run_backward(&dout, Some(&dht)).unwrap();
+
+    let layer = Layer::new(case.config, draw.params.clone()).unwrap();
+    let (want, want_grads) = (layer.forward(&draw.inputs).unwrap(), layer.backward(&draw.inputs, &draw.grads).unwrap());
+    let device = DeviceResults { outputs, gradients, device_bytes: 0 };
+    for e in case.expectations(&draw, &want, &want_grads) {
+        let got: Vec<f64> = device.tensor(e.tensor).iter().map(|&v| f64::from(v)).collect();
+        let error = if got.len() == e.values.len() { relative_error_f32(&got, &e.values) } else { f64::INFINITY };
+        let bar = e.bar.expect("realistic inputs have bars") * e.cancellation;
+        println!("{:?} in {} windows: {:<9} {error:.2e} (bar {bar:.1e})", family, tape.windows(), e.tensor.name());
+        assert!(error <= bar, "{:?}: {} error {error:.2e} over {bar:.1e}", family, e.tensor.name());
+    }
+    tape.windows()
+}
+
+#[test]
+fn windows_of_a_few_tokens_match_the_reference() {
+    let ctx = gdn_check::device_context();
+    let batch = Batch::Packed { cu_seqlens: vec![0, 5, 40, 47, 90] };
+    for family in Family::ALL {
+        let case = case(LayerConfig::new(1, 2, 16, 32, 4).unwrap(), batch.clone(), family);
+        // 16-token windows: sequences of 35 and 43 tokens cut twice, windows of several pieces.
+        assert_eq!(check(ctx, &case, Some(family), Some(16)), 6);
+    }
+    let (config, options) = (LayerConfig::new(1, 2, 16, 32, 4).unwrap(), TapeOptions::default());
+    let refused = WindowedTape::new(ctx, config, batch.clone(), options, Some(0));
+    assert!(matches!(refused, Err(Error::Config { name: "most_tokens", .. })), "{:?}", refused.err());
+    let tape = WindowedTape::new(ctx, config, batch, options, Some(16)).unwrap();
+    let (qkv, short) = (vec![0.5; 90 * config.channels()], vec![0.5; 89 * config.value_width()]);
+    let x = Inputs { qkv: &qkv, z: &short, a: &[0.0; 180], b: &[0.0; 180], h0: None, conv_state: None };
+    let refused = tape.run_forward(&x).expect_err("a short z");
+    assert_eq!(refused, Error::Length { name: "z", expected: 90 * 64, got: 89 * 64 });
+}
+
+/// An engine's device whose binding limit is 128 KiB: `qkv` of 300 tokens of 128 channels
+/// (150 KiB) passes it.
+#[test]
+fn a_batch_over_the_binding_limit_runs_in_windows() {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let chosen = gdn_check::device_context();
+    let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY))
+        .into_iter()
+        .find(|a| a.get_info().name == chosen.adapter_info().name)
+        .expect("the adapter Context::new chose");
+    let limits = wgpu::Limits { max_storage_buffer_binding_size: 128 << 10, ..adapter.limits() };
+    let descriptor = wgpu::DeviceDescriptor { required_limits: limits, ..wgpu::DeviceDescriptor::default() };
+    let (device, queue) = pollster::block_on(adapter.request_device(&descriptor)).expect("a device");
+    let ctx = Context::from_wgpu(&adapter, device, queue, true);
+
+    let config = LayerConfig::new(1, 2, 32, 32, 4).unwrap();
+    let batch = Batch::Packed { cu_seqlens: vec![0, 120, 300] };
+    let options = TapeOptions { initial_state: true, final_state_grad: true, ..TapeOptions::default() };
+    match Tape::new(&ctx, config, batch.clone(), options) {
+        Err(Error::Limit { limit: "max_storage_buffer_binding_size", .. }) => {}
+        other => panic!("expected the binding limit, got {:?}", other.map(|t| t.family())),
+    }
+    let case = case(config, batch, Family::chunked());
+    let windows = check(&ctx, &case, None, None);
+    assert!(windows > 2, "{windows} windows");
+}
