@@ -27,8 +27,6 @@ struct Piece {
     tokens: Range<usize>,
     /// Whether the sequence starts here.
     first: bool,
-    /// Whether the sequence ends here.
-    last: bool,
 }
 
 /// One window: a tape over a contiguous range of the batch's tokens.
@@ -244,7 +242,6 @@ fn pieces(offsets: &[usize], tokens: Range<usize>) -> Vec<Piece> {
             sequence,
             tokens: s[0].max(tokens.start)..s[1].min(tokens.end),
             first: s[0] >= tokens.start,
-            last: s[1] <= tokens.end,
         })
         .collect()
 }
