@@ -83,3 +83,21 @@ pub fn device_context() -> &'static gdn_train::Context {
         Err(e) => panic!("device tests need a GPU adapter: {e}"),
     })
 }
+
+/// A device of an engine's own on the adapter [`device_context`] chose, asked for `limits` (given
+/// the adapter's, returning what to request), adopted with [`gdn_train::Context::from_wgpu`]; the
+/// engine keeps the device and queue. A device test's helper: no adapter is a panic.
+pub fn engine_device(
+    limits: impl FnOnce(wgpu::Limits) -> wgpu::Limits,
+) -> (gdn_train::Context, wgpu::Device, wgpu::Queue) {
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let chosen = &device_context().adapter_info().name;
+    let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY))
+        .into_iter()
+        .find(|a| &a.get_info().name == chosen)
+        .expect("the adapter Context::new chose");
+    let descriptor =
+        wgpu::DeviceDescriptor { required_limits: limits(adapter.limits()), ..wgpu::DeviceDescriptor::default() };
+    let (device, queue) = pollster::block_on(adapter.request_device(&descriptor)).expect("an engine's device");
+    (gdn_train::Context::from_wgpu(&adapter, device.clone(), queue.clone(), true), device, queue)
+}

@@ -10,23 +10,11 @@ use gdn_check::Case;
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, Layer, LayerConfig, Role, Tensor};
-use gdn_train::{CallerBuffer, Context, Error, Family, Precision, Storage, Tape, TapeOptions};
+use gdn_train::{CallerBuffer, Error, Family, Precision, Storage, Tape, TapeOptions};
 
 /// Bytes the engine leaves between two tensors, filled with a sentinel the layer must not touch.
 const GAP: u64 = 256;
 const SENTINEL: f32 = 12345.0;
-
-fn engine() -> (Context, wgpu::Device, wgpu::Queue) {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let chosen = gdn_check::device_context();
-    let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY))
-        .into_iter()
-        .find(|a| a.get_info().name == chosen.adapter_info().name)
-        .expect("the adapter Context::new chose");
-    let descriptor = wgpu::DeviceDescriptor { required_limits: adapter.limits(), ..wgpu::DeviceDescriptor::default() };
-    let (device, queue) = pollster::block_on(adapter.request_device(&descriptor)).expect("an engine's device");
-    (Context::from_wgpu(&adapter, device.clone(), queue.clone(), true), device, queue)
-}
 
 fn case(family: Family) -> Case {
     Case {
@@ -79,7 +67,7 @@ fn read_all(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buffer) -
 
 #[test]
 fn an_engine_s_own_device_and_sub_allocated_buffers_match_the_reference() {
-    let (ctx, device, queue) = engine();
+    let (ctx, device, queue) = gdn_check::engine_device(|adapter| adapter);
     let align = u64::from(device.limits().min_storage_buffer_offset_alignment);
     for family in Family::ALL {
         let case = case(family);
@@ -139,7 +127,7 @@ fn an_engine_s_own_device_and_sub_allocated_buffers_match_the_reference() {
 
 #[test]
 fn ranges_that_cannot_hold_a_tensor_are_typed_errors() {
-    let (ctx, device, _) = engine();
+    let (ctx, device, _) = gdn_check::engine_device(|adapter| adapter);
     let case = case(Family::chunked());
     let options = TapeOptions { family: Some(case.family), ..TapeOptions::default() };
     let make = |usage, size| {

@@ -77,16 +77,8 @@ fn windows_of_a_few_tokens_match_the_reference() {
 /// (150 KiB) passes it.
 #[test]
 fn a_batch_over_the_binding_limit_runs_in_windows() {
-    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
-    let chosen = gdn_check::device_context();
-    let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY))
-        .into_iter()
-        .find(|a| a.get_info().name == chosen.adapter_info().name)
-        .expect("the adapter Context::new chose");
-    let limits = wgpu::Limits { max_storage_buffer_binding_size: 128 << 10, ..adapter.limits() };
-    let descriptor = wgpu::DeviceDescriptor { required_limits: limits, ..wgpu::DeviceDescriptor::default() };
-    let (device, queue) = pollster::block_on(adapter.request_device(&descriptor)).expect("a device");
-    let ctx = Context::from_wgpu(&adapter, device, queue, true);
+    let (ctx, _, _) =
+        gdn_check::engine_device(|adapter| wgpu::Limits { max_storage_buffer_binding_size: 128 << 10, ..adapter });
 
     let config = LayerConfig::new(1, 2, 32, 32, 4).unwrap();
     let batch = Batch::Packed { cu_seqlens: vec![0, 120, 300] };

@@ -27,7 +27,7 @@
 
 use crate::buffers::{read_f32, storage, uniform, write_bytes};
 use crate::pipelines::KernelPipeline;
-use crate::plan::folded;
+use crate::plan::{bind_group, folded};
 use crate::state_pool::StatePool;
 use crate::timestamps::Timestamps;
 use crate::{Clock, Context, Error, LayerConfig, Params, Result};
@@ -379,22 +379,17 @@ fn bind(
     per_sequence: usize,
 ) -> Result<BoundKernel> {
     let pipeline = ctx.pipelines().get(ctx, kernel, dims)?;
-    let entries = kernel
+    let resources = kernel
         .bindings()
         .iter()
-        .enumerate()
-        .map(|(slot, binding)| {
+        .map(|binding| {
             let (_, buffer) = buffers.iter().find(|(name, _)| *name == binding.name).ok_or_else(|| Error::Device {
                 during: format!("binding {}", kernel.name()),
                 message: format!("the decoder has no buffer {:?}", binding.name),
             })?;
-            Ok(wgpu::BindGroupEntry { binding: slot as u32, resource: buffer.as_entire_binding() })
+            Ok(buffer.as_entire_binding())
         })
         .collect::<Result<Vec<_>>>()?;
-    let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-        label: Some(kernel.name()),
-        layout: &pipeline.layout,
-        entries: &entries,
-    });
+    let bind_group = bind_group(ctx, &pipeline, resources);
     Ok(BoundKernel { pipeline, bind_group, per_sequence })
 }

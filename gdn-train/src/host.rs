@@ -148,14 +148,11 @@ impl Tape {
         room: bool,
         option: &str,
     ) -> Result<Option<(Tensor, &'a [f32])>> {
-        let reason = match (data, room) {
-            (Some([]), true) if self.len(which) == 0 => return Ok(None),
-            (Some(data), true) => return self.check_write(which, data).map(|()| Some((which, data))),
-            (None, false) => return Ok(None),
-            (Some(_), false) => format!("given, but the tape was created without {option}"),
-            (None, true) => format!("missing: the tape was created with {option}"),
-        };
-        Err(Error::Presence { name: which.name(), reason })
+        match (data, room) {
+            (Some([]), true) if self.len(which) == 0 => Ok(None),
+            (Some(data), true) => self.check_write(which, data).map(|()| Some((which, data))),
+            (data, room) => presence(which.name(), data.is_some(), room, option).map(|()| None),
+        }
     }
 
     /// Writes checked `uploads`, holding the tape's lock (`_progress`). Out of staging memory
@@ -227,4 +224,15 @@ impl Tape {
     fn read_optional(&self, progress: &Progress, which: Tensor, room: bool) -> Result<Option<Vec<f32>>> {
         if room { self.read_held(progress, which).map(Some) } else { Ok(None) }
     }
+}
+
+/// An optional tensor `name` is given exactly when the tape has room for it (`option` of
+/// [`crate::TapeOptions`]); otherwise [`Error::Presence`] says which way it is wrong.
+pub(crate) fn presence(name: &'static str, given: bool, room: bool, option: &str) -> Result<()> {
+    let reason = match (given, room) {
+        (true, true) | (false, false) => return Ok(()),
+        (true, false) => format!("given, but the tape was created without {option}"),
+        (false, true) => format!("missing: the tape was created with {option}"),
+    };
+    Err(Error::Presence { name, reason })
 }

@@ -48,23 +48,18 @@ impl Bound {
             .map(|stage| {
                 let pipeline = ctx.pipelines().get(ctx, stage.kernel, dims)?;
                 let kernel = stage.kernel.name();
-                let entries = stage
+                let resources = stage
                     .bindings
                     .iter()
-                    .enumerate()
-                    .map(|(slot, id)| {
+                    .map(|id| {
                         let placed = buffers.get(id).ok_or_else(|| Error::Device {
                             during: format!("binding {kernel}"),
                             message: format!("the plan binds {}, which it does not lay out", id.name()),
                         })?;
-                        Ok(wgpu::BindGroupEntry { binding: slot as u32, resource: placed.binding() })
+                        Ok(placed.binding())
                     })
                     .collect::<Result<Vec<_>>>()?;
-                let bind_group = ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
-                    label: Some(kernel),
-                    layout: &pipeline.layout,
-                    entries: &entries,
-                });
+                let bind_group = bind_group(ctx, &pipeline, resources);
                 let grid = folded(ctx, kernel, stage.workgroups)?;
                 Ok(Dispatch { pipeline, bind_group, grid })
             })
@@ -126,6 +121,24 @@ impl Dispatch {
 
 /// `count` workgroups folded into (x, y) under the device's per-dimension limit; the kernels
 /// recover the linear index as `x + y·num_workgroups.x` and skip the overhang.
+/// A bind group of `pipeline`'s layout over `resources`, one per binding slot in order.
+pub(crate) fn bind_group(
+    ctx: &Context,
+    pipeline: &KernelPipeline,
+    resources: Vec<wgpu::BindingResource>,
+) -> wgpu::BindGroup {
+    let entries: Vec<wgpu::BindGroupEntry> = resources
+        .into_iter()
+        .enumerate()
+        .map(|(slot, resource)| wgpu::BindGroupEntry { binding: slot as u32, resource })
+        .collect();
+    ctx.device().create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some(pipeline.source.kernel.name()),
+        layout: &pipeline.layout,
+        entries: &entries,
+    })
+}
+
 pub(crate) fn folded(ctx: &Context, what: &str, count: usize) -> Result<(u32, u32)> {
     let max = ctx.device().limits().max_compute_workgroups_per_dimension as usize;
     let x = count.clamp(1, max);

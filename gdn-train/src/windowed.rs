@@ -13,7 +13,7 @@
 //! gradients are summed over the windows. The states travel through the host between windows
 //! (`[nv, dk, dv]` per cut sequence), and the API is the host one: slices in, vectors out.
 
-use crate::host::{Gradients, Inputs, Outputs, Params};
+use crate::host::{Gradients, Inputs, Outputs, Params, presence};
 use crate::tape::laid_out;
 use crate::{Batch, Context, Error, Family, LayerConfig, Result, Tape, TapeOptions};
 use std::ops::Range;
@@ -120,14 +120,13 @@ impl WindowedTape {
     /// Uploads the gradient arriving at the final conv state, `[sequences, kk − 1, C]`, for the
     /// next backward (tapes with `conv_state`).
     pub fn write_final_conv_state_grad(&mut self, d: &[f32]) -> Result<()> {
-        if !self.options.conv_state {
-            let reason = "given, but the tape was created without conv_state".into();
-            return Err(Error::Presence { name: "dfinal_conv_state", reason });
-        }
-        if d.len() != self.final_conv_state_grad.len() {
-            let (expected, got) = (self.final_conv_state_grad.len(), d.len());
-            return Err(Error::Length { name: "dfinal_conv_state", expected, got });
-        }
+        check_optional(
+            "dfinal_conv_state",
+            Some(d),
+            self.options.conv_state,
+            self.final_conv_state_grad.len(),
+            "conv_state",
+        )?;
         self.final_conv_state_grad.copy_from_slice(d);
         Ok(())
     }
@@ -267,12 +266,6 @@ fn check(name: &'static str, data: &[f32], expected: usize) -> Result<()> {
 }
 
 fn check_optional(name: &'static str, data: Option<&[f32]>, room: bool, expected: usize, option: &str) -> Result<()> {
-    match (data, room) {
-        (Some(data), true) => check(name, data, expected),
-        (None, false) => Ok(()),
-        (Some(_), false) => {
-            Err(Error::Presence { name, reason: format!("given, but the tape was created without {option}") })
-        }
-        (None, true) => Err(Error::Presence { name, reason: format!("missing: the tape was created with {option}") }),
-    }
+    presence(name, data.is_some(), room, option)?;
+    data.map_or(Ok(()), |data| check(name, data, expected))
 }
