@@ -227,7 +227,8 @@ impl Case {
         all
     }
 
-    fn compare_with(
+    /// Compares `device` with the reference's results for `draw`, tensor by tensor.
+    pub(crate) fn compare_with(
         &self,
         draw: &Draw,
         device: &DeviceResults,

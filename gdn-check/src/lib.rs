@@ -40,6 +40,7 @@ pub mod decode_command;
 pub mod fuzz;
 #[allow(unsafe_code)]
 pub mod kernel_stats;
+pub mod layer_call;
 pub mod presets;
 pub mod recall;
 mod recall_chart;
@@ -47,6 +48,7 @@ pub mod recall_command;
 mod report;
 pub mod soak;
 pub mod soak_command;
+pub mod spot_check;
 
 pub use case::{Case, CaseError, DeviceResults, Draw, Expected, bar};
 pub use gdn_ref::Tensor;

@@ -9,11 +9,13 @@
 
 use clap::{Args, Parser, Subcommand};
 use gdn_check::Case;
+use gdn_check::layer_call::LayerCall;
+use gdn_check::spot_check::Spots;
 use gdn_check::fuzz::{SpaceArgs, campaign};
 use gdn_check::presets::LayerArgs;
 use gdn_ref::sample::Regime;
-use gdn_ref::{Batch, LayerConfig};
-use gdn_train::{Context, Family, Pass, Precision, Tape};
+use gdn_ref::Batch;
+use gdn_train::{Context, Family, Pass, Precision};
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -173,8 +175,8 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         precision.name()
     );
 
-    // The whole batch's tape first: a shape the device cannot hold is refused before any
-    // reference work or any draw.
+    // The whole batch's tape (or windows of it) first: a shape the device cannot hold is refused
+    // before any reference work or any draw.
     let whole = Case {
         config,
         batch: Batch::Fixed { b: args.batch, t: args.seq },
@@ -185,43 +187,46 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         precision,
         storage: gdn_train::Storage::named(&args.storage)
             .ok_or_else(|| format!("unknown storage {:?}; storages: f32, bf16, f16", args.storage))?,
-        seed: args.seed + 1,
+        seed: args.seed,
     };
-    let tape = whole.empty_tape(&ctx).map_err(|e| e.to_string())?;
-
-    let sample = args.reference_sequences.min(args.batch);
-    let report = if sample == 0 {
+    let call = LayerCall::new(&ctx, &whole).map_err(|e| e.to_string())?;
+    if call.windows() > 1 {
         println!(
-            "
-no reference check (--reference-sequences 0)"
+            "the batch passes the device's binding or buffer limits: it runs as {} windows of tokens, chained by their states",
+            call.windows()
         );
+    }
+    let sequences = args.reference_sequences.min(args.batch);
+    let heads = args.reference_heads.unwrap_or(config.nk).clamp(1, config.nk);
+    // Without a reference check the inputs are still a small sample's draw, scrambled.
+    let spots = Spots::spread(&config, args.batch, sequences, heads);
+    let tensors = spots.whole_tensors(&whole);
+    let results = call.run(&tensors).map_err(|e| e.to_string())?;
+    let report = if sequences == 0 {
+        println!("\nno reference check (--reference-sequences 0)");
         None
     } else {
         println!(
-            "
-reference check on {sample} of {} sequences (gdn-ref, f64):",
-            args.batch
+            "\nreference check (gdn-ref, f64) of sequences {:?} of {} and key heads {:?} of {} (with their value heads):",
+            spots.sequences, args.batch, spots.heads, config.nk
         );
-        let heads = args.reference_heads.unwrap_or(config.nk).clamp(1, config.nk);
-        let rep = config.nv / config.nk;
-        let sampled =
-            LayerConfig::new(heads, heads * rep, config.dk, config.dv, config.kk).map_err(|e| e.to_string())?;
-        if heads < config.nk {
-            println!("(on {heads} of {} key heads, with their {} value heads)", config.nk, heads * rep);
-        }
-        let batch = Batch::Fixed { b: sample, t: args.seq };
-        let case = Case { config: sampled, batch, seed: args.seed, ..whole.clone() };
-        let report = case.run(&ctx).map_err(|e| e.to_string())?;
+        let (report, left_out) = spots.check(&whole, &results).map_err(|e| e.to_string())?;
         print!("{}", report.table());
+        if !left_out.is_empty() {
+            let names: Vec<_> = left_out.iter().map(|t| t.name()).collect();
+            println!("not compared: {} (sums over sequences or heads outside the sample)", names.join(", "));
+        }
         Some(report)
     };
 
-    whole.upload(&tape, &whole.draw()).map_err(|e| e.to_string())?;
-    let (forward, backward, clock, (kernels, kernel_clock)) = time(&tape, args)?;
+    let (forward, backward, clock, (kernels, kernel_clock)) = time(&call, args)?;
     let tokens = (args.batch * args.seq) as f64;
     println!("\ndevice time, median of {} ({clock:?}):", args.repeat);
     for (name, t) in [("forward", forward), ("backward", backward), ("forward + backward", forward + backward)] {
         println!("  {name:<19} {:>10.3} ms   {:>12.0} tokens/s", t.as_secs_f64() * 1e3, tokens / t.as_secs_f64());
+    }
+    if call.windows() > 1 {
+        println!("  (the sum of the windows' passes; the host transfers between windows are not in it)");
     }
     if !kernels.is_empty() {
         println!("\nper kernel, median of {} ({kernel_clock:?}, each in a pass of its own):", args.repeat);
@@ -242,27 +247,27 @@ reference check on {sample} of {} sequences (gdn-ref, f64):",
 type KernelTimes = (Vec<(String, Duration)>, gdn_train::Clock);
 
 /// Median device times of forward and backward over the whole batch, and per kernel when asked.
-fn time(tape: &Tape, args: &RunArgs) -> Result<(Duration, Duration, gdn_train::Clock, KernelTimes), String> {
+fn time(call: &LayerCall, args: &RunArgs) -> Result<(Duration, Duration, gdn_train::Clock, KernelTimes), String> {
     let err = |e: gdn_train::Error| e.to_string();
-    let bytes = tape.device_bytes();
+    let bytes = call.device_bytes();
     println!(
         "\ntape: {:.1} MiB of device memory, {:.0} bytes per token",
         bytes as f64 / (1u64 << 20) as f64,
-        bytes as f64 / tape.tokens() as f64
+        bytes as f64 / (args.batch * args.seq) as f64
     );
     let mut clock = gdn_train::Clock::WallClock;
     let mut median = |pass: Pass| -> Result<Duration, String> {
         // Warm up until the GPU has been busy for a while: clocks ramp up under load.
         let warm_up = std::time::Instant::now();
         for run in 0.. {
-            tape.time(pass).map_err(err)?;
+            call.time(pass).map_err(err)?;
             if run >= 1 && warm_up.elapsed() > Duration::from_millis(500) {
                 break;
             }
         }
         let mut times = Vec::new();
         for _ in 0..args.repeat.max(1) {
-            let (t, c) = tape.time(pass).map_err(err)?;
+            let (t, c) = call.time(pass).map_err(err)?;
             clock = c;
             times.push(t);
         }
@@ -272,7 +277,10 @@ fn time(tape: &Tape, args: &RunArgs) -> Result<(Duration, Duration, gdn_train::C
     let forward = median(Pass::Forward)?;
     let backward = median(Pass::Backward)?;
     let (mut kernels, mut kernel_clock) = (Vec::new(), gdn_train::Clock::GpuTimestamps);
-    if args.profile {
+    if args.profile && call.windows() > 1 {
+        println!("(no per-kernel profile of a windowed batch: profile one window's shape instead)");
+    }
+    if let (true, LayerCall::Whole(tape)) = (args.profile, call) {
         for pass in [Pass::Forward, Pass::Backward] {
             let mut runs: Vec<Vec<(&str, Duration)>> = Vec::new();
             for _ in 0..args.repeat.max(1) {

@@ -15,8 +15,9 @@
 
 use crate::host::{Gradients, Inputs, Outputs, Params, presence};
 use crate::tape::laid_out;
-use crate::{Batch, Context, Error, Family, LayerConfig, Result, Tape, TapeOptions};
+use crate::{Batch, Clock, Context, Error, Family, LayerConfig, Pass, Result, Tape, TapeOptions};
 use std::ops::Range;
+use std::time::Duration;
 
 /// A sequence's part inside one window.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +111,28 @@ impl WindowedTape {
     /// The family each window runs, in order.
     pub fn families(&self) -> Vec<Family> {
         self.windows.iter().map(|w| w.tape.family()).collect()
+    }
+
+    /// Device memory of every window's tape, all allocated at once.
+    pub fn device_bytes(&self) -> u64 {
+        self.windows.iter().map(|w| w.tape.device_bytes()).sum()
+    }
+
+    /// Fills every window's outputs and gradients with NaN ([`Tape::fill_outputs_with_nan`]).
+    pub fn fill_outputs_with_nan(&self) -> Result<()> {
+        self.windows.iter().try_for_each(|w| w.tape.fill_outputs_with_nan())
+    }
+
+    /// Reruns `pass` of every window on its current contents and returns the sum of their device
+    /// times ([`Tape::time`]); the host transfers between windows are not in it. Needs a
+    /// [`WindowedTape::run_forward`] first (and a [`WindowedTape::run_backward`] for the backward).
+    pub fn time(&self, pass: Pass) -> Result<(Duration, Clock)> {
+        let mut total = (Duration::ZERO, Clock::GpuTimestamps);
+        for w in &self.windows {
+            let (t, clock) = w.tape.time(pass)?;
+            total = (total.0 + t, clock);
+        }
+        Ok(total)
     }
 
     /// Uploads the parameters to every window.
