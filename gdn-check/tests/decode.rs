@@ -1,8 +1,8 @@
 //! The decode step on the device against the one-shot forward (a tape over the same tokens) and
 //! the f64 reference, at the f32 bars: sequences joining and leaving a pool with fewer slots than
 //! sequences (slots reused), starting fresh or from drawn states, fed one token a step and four
-//! tokens a step, over a few hundred steps, and at head sizes that split a state's columns over one
-//! workgroup, several, and a partial last one; the output is poisoned before every step and unused
+//! tokens a step, over a few hundred steps, and at head sizes whose states take one register tile,
+//! several, and a partial last one; the output is poisoned before every step and unused
 //! slots hold NaN. Then the typed refusals of bad steps, which write nothing.
 
 use gdn_check::decode::{Schedule, run};
@@ -49,12 +49,23 @@ fn four_tokens_a_step_match_the_one_shot_forward() {
     check(LayerConfig::new(2, 2, 32, 32, 1).unwrap(), &Schedule::lockstep(3, 5, 4), 44);
 }
 
-/// Heads whose columns fill one block, several, or end in a partial one (blocks of 32 columns),
-/// with more rows than columns and fewer, one token and three a step.
+/// Heads whose columns fill one register tile, several, or end in a partial one (`Tiling::decode`:
+/// at most 32 state elements a thread), with more rows than columns and fewer, one to three value
+/// heads per key head (whose states and conv windows one workgroup walks), one token and a few a
+/// step.
 #[test]
-fn every_column_blocking_matches_the_one_shot_forward() {
-    for (dk, dv, tokens) in [(8, 8, 1), (24, 48, 3), (16, 80, 1), (256, 16, 1), (32, 256, 2)] {
-        check(LayerConfig::new(1, 2, dk, dv, 4).unwrap(), &Schedule::lockstep(2, 4, tokens), 45);
+fn every_tiling_matches_the_one_shot_forward() {
+    for (nk, nv, dk, dv, tokens) in [
+        (1, 2, 8, 8, 1),
+        (2, 2, 24, 48, 3),
+        (1, 3, 16, 80, 1),
+        (1, 2, 256, 16, 1),
+        (1, 1, 32, 256, 2),
+        (1, 2, 128, 128, 1),
+        (2, 4, 256, 48, 1),
+        (1, 3, 160, 80, 2),
+    ] {
+        check(LayerConfig::new(nk, nv, dk, dv, 4).unwrap(), &Schedule::lockstep(2, 4, tokens), 45);
     }
 }
 

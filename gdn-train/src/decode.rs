@@ -5,25 +5,21 @@
 //! leave between steps, each at its own position).
 //!
 //! Every buffer is sized at construction for the most sequences and tokens a step may take; a step
-//! allocates nothing on the device and records one compute pass of two dispatches, `gdn_wgsl`'s
-//! `decode_columns` and `decode_finish`.
+//! allocates nothing on the device and records one dispatch of `gdn_wgsl`'s `decode_step`.
 //!
-//! # The kernels, and the race they avoid
+//! # The kernel, and the race it avoids
 //!
-//! A step is bound by moving the states: each is read and written once, and at a few sequences
-//! there are few of them (8 sequences of qwen3-next: 256 states of 64 KiB). So `decode_columns`
-//! spreads a state over workgroups of 32 columns (the delta rule updates columns independently
-//! once q̂, k̂ and the gates are known): one workgroup per (sequence, value head, column block),
-//! each computing its key head's q/k conv, SiLU and L2 norms itself (a few thousand products,
-//! against the 16 KiB of state it moves) and holding its block in registers across the step's
-//! tokens. It writes the raw output o.
-//!
-//! Two things need a later dispatch. The gated RMSNorm needs every column of o. And the conv
-//! window of a key head's q and k channels is read by all its workgroups, so none of them may
-//! shift it: workgroups of one dispatch are not ordered, and a reader could see the new window.
-//! `decode_finish` (one workgroup per (sequence, value head)) normalises o in place and shifts the
-//! windows, each channel by one workgroup. Slots are checked distinct on the host before anything
-//! is written, so no two workgroups share a state either.
+//! A step is bound by moving the states (each is read and written once: 8 sequences of qwen3-next
+//! are 256 states of 64 KiB) and, at few sequences, by its latency: every dispatch boundary and
+//! every barrier tree is paid once per step. So the step is one dispatch of one workgroup per
+//! (sequence, key head), which owns everything of that pair the step touches: the key head's q and
+//! k conv channels, its value heads' v channels, states and outputs. It computes the conv, SiLU
+//! and L2 norms once per key head, walks its value heads' states in register tiles (the next tile
+//! loading while this one computes), normalises o over a value head's columns from workgroup
+//! memory, and shifts the conv windows once its own reads of them are done. No workgroup reads
+//! what another writes: a key head's windows are read by its value heads, which are all in one
+//! workgroup. Slots are checked distinct on the host before anything is written, so no two
+//! workgroups share a state either.
 
 use crate::buffers::{read_f32, storage, uniform, write_bytes};
 use crate::pipelines::KernelPipeline;
@@ -31,7 +27,7 @@ use crate::plan::{bind_group, folded};
 use crate::state_pool::StatePool;
 use crate::timestamps::Timestamps;
 use crate::{Clock, Context, Error, LayerConfig, Params, Result};
-use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS, Tiling};
+use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -70,12 +66,10 @@ pub enum DecodeBuffer {
     Out,
 }
 
-/// One of a step's kernels, bound to the decoder's buffers and the pool's.
+/// The step's kernel, bound to the decoder's buffers and the pool's.
 struct BoundKernel {
     pipeline: Arc<KernelPipeline>,
     bind_group: wgpu::BindGroup,
-    /// Workgroups per sequence of a step.
-    per_sequence: usize,
 }
 
 /// The decode step of one layer, bound to one [`StatePool`].
@@ -84,7 +78,7 @@ pub struct Decoder {
     config: LayerConfig,
     capacity: DecodeCapacity,
     pool_slots: usize,
-    kernels: [BoundKernel; 2],
+    kernel: BoundKernel,
     layer: wgpu::Buffer,
     slots: wgpu::Buffer,
     qkv: wgpu::Buffer,
@@ -129,17 +123,13 @@ impl Decoder {
             ("conv_state", pool.conv_state_buffer()),
             ("out", &out),
         ];
-        let blocks = Tiling::decode(dims).column_blocks(dims) as usize;
-        let kernels = [(Kernel::DecodeColumns, nv * blocks), (Kernel::DecodeFinish, nv)]
-            .map(|(kernel, per_sequence)| bind(ctx, kernel, dims, &buffers, per_sequence));
-        let [columns, finish] = kernels;
-        let kernels = [columns?, finish?];
+        let kernel = bind(ctx, Kernel::DecodeStep, dims, &buffers)?;
         let decoder = Self {
             ctx: ctx.clone(),
             config,
             capacity,
             pool_slots: pool.slots(),
-            kernels,
+            kernel,
             layer,
             slots,
             qkv,
@@ -265,11 +255,8 @@ impl Decoder {
         if slots.is_empty() {
             return Ok(());
         }
-        let grids = self
-            .kernels
-            .iter()
-            .map(|k| folded(&self.ctx, k.pipeline.source.kernel.name(), slots.len() * k.per_sequence))
-            .collect::<Result<Vec<_>>>()?;
+        let kernel = &self.kernel;
+        let grid = folded(&self.ctx, kernel.pipeline.source.kernel.name(), slots.len() * self.config.nk)?;
         let config = &self.config;
         let layer = LayerUniform {
             tokens: (slots.len() * tokens) as u32,
@@ -294,12 +281,10 @@ impl Decoder {
             label: Some("decode step"),
             timestamp_writes: timestamps,
         });
+        pass.set_pipeline(&kernel.pipeline.pipeline);
+        pass.set_bind_group(0, &kernel.bind_group, &[]);
         for _ in 0..steps {
-            for (kernel, grid) in self.kernels.iter().zip(&grids) {
-                pass.set_pipeline(&kernel.pipeline.pipeline);
-                pass.set_bind_group(0, &kernel.bind_group, &[]);
-                pass.dispatch_workgroups(grid.0, grid.1, 1);
-            }
+            pass.dispatch_workgroups(grid.0, grid.1, 1);
         }
         Ok(())
     }
@@ -376,7 +361,6 @@ fn bind(
     kernel: Kernel,
     dims: HeadDims,
     buffers: &[(&str, &wgpu::Buffer)],
-    per_sequence: usize,
 ) -> Result<BoundKernel> {
     let pipeline = ctx.pipelines().get(ctx, kernel, dims)?;
     let resources = kernel
@@ -391,5 +375,5 @@ fn bind(
         })
         .collect::<Result<Vec<_>>>()?;
     let bind_group = bind_group(ctx, &pipeline, resources);
-    Ok(BoundKernel { pipeline, bind_group, per_sequence })
+    Ok(BoundKernel { pipeline, bind_group })
 }

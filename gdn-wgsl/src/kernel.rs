@@ -81,8 +81,10 @@ pub const MATMUL_THREADS: u32 = 256;
 pub const MAX_CHUNK: u32 = 64;
 /// State columns per workgroup of the chunked family's passes over chunks.
 pub const CHUNK_COLUMNS: u32 = 64;
-/// Threads per workgroup of the decode step's kernels.
-pub const DECODE_THREADS: u32 = 128;
+/// Threads per workgroup of the decode step.
+pub const DECODE_THREADS: u32 = 256;
+/// State elements a thread of the decode step holds of a tile (and as many of the next one).
+pub const DECODE_TILE: u32 = 32;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
@@ -150,12 +152,10 @@ pub enum Kernel {
     CoopGradKeys,
     /// Chunked family on tensor cores: dℓ and dβ of every chunk.
     CoopGate,
-    /// Inference, a step of a few tokens for a batch of sequences: the delta rule, one workgroup
-    /// per block of state columns, reading and updating the recurrent states in place in a pool,
-    /// addressed by slot.
-    DecodeColumns,
-    /// Inference, the end of a step: the gated RMSNorm and the shift of the conv windows.
-    DecodeFinish,
+    /// Inference, a step of a few tokens for a batch of sequences, the whole forward in one
+    /// dispatch: one workgroup per (sequence, key head), reading and updating the recurrent states
+    /// and conv windows in place in a pool, addressed by slot.
+    DecodeStep,
     /// Half-precision storage: a bf16 tensor widened to f32 before the pass that reads it.
     WidenBf16,
     /// Half-precision storage: an f16 tensor widened to f32 before the pass that reads it.
@@ -168,7 +168,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 36] = [
+    pub const ALL: [Kernel; 35] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -199,8 +199,7 @@ impl Kernel {
         Kernel::CoopGradQueries,
         Kernel::CoopGradKeys,
         Kernel::CoopGate,
-        Kernel::DecodeColumns,
-        Kernel::DecodeFinish,
+        Kernel::DecodeStep,
         Kernel::WidenBf16,
         Kernel::WidenF16,
         Kernel::NarrowBf16,
@@ -288,7 +287,7 @@ impl Kernel {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
-            Kernel::DecodeColumns | Kernel::DecodeFinish => DECODE_THREADS,
+            Kernel::DecodeStep => DECODE_THREADS,
             Kernel::ChunkPrepare
             | Kernel::ChunkState
             | Kernel::ChunkOutput
@@ -338,12 +337,12 @@ impl Kernel {
             }
             // dγ per token (and coop.wgsl's record, which it does not use).
             Kernel::CoopGate => COOP_FLOATS + MAX_CHUNK,
-            // decode_columns: q̂ and k̂ of every token, the column partials, row_sum's scratch.
-            Kernel::DecodeColumns => {
+            // decode_step: q̂ and k̂ and the raw o of every token, the column partials, the
+            // workgroup sums' two levels (vec2s).
+            Kernel::DecodeStep => {
                 let t = Tiling::decode(dims);
-                2 * MAX_DECODE_TOKENS * dims.dk + t.ty * t.columns() + 2 * DECODE_THREADS
+                MAX_DECODE_TOKENS * (2 * dims.dk + dims.dv) + t.ty * t.columns() + 2 * (DECODE_THREADS + 16)
             }
-            Kernel::DecodeFinish => 2 * DECODE_THREADS,
             _ => 0,
         };
         4 * floats
@@ -402,7 +401,7 @@ impl Kernel {
                     ("GV", if self == Kernel::CoopOutput { tiling.output_group } else { tiling.value_group }),
                 ]
             }
-            Kernel::DecodeColumns => {
+            Kernel::DecodeStep => {
                 let tiling = Tiling::decode(dims);
                 let mut constants = tiled(tiling);
                 constants.extend([
@@ -412,7 +411,6 @@ impl Kernel {
                 ]);
                 constants
             }
-            Kernel::DecodeFinish => vec![("DK", dims.dk), ("DV", dims.dv), ("VEC", DECODE_THREADS)],
         }
     }
 
@@ -460,8 +458,7 @@ impl Kernel {
             Kernel::CoopGradQueries => &COOP_GRAD_QUERIES,
             Kernel::CoopGradKeys => &COOP_GRAD_KEYS,
             Kernel::CoopGate => &COOP_GATE,
-            Kernel::DecodeColumns => &DECODE_COLUMNS,
-            Kernel::DecodeFinish => &DECODE_FINISH,
+            Kernel::DecodeStep => &DECODE_STEP,
         }
     }
 }
@@ -1046,32 +1043,18 @@ const COOP_GATE: Spec = Spec {
     ],
 };
 
-const DECODE_COLUMNS: Spec = Spec {
-    name: "decode_columns",
-    template: include_str!("../templates/decode_columns.wgsl"),
-    snippets: &[CONV_TAP, ROW_SUM],
-    bindings: &[
-        bind("layer", LayerUniform),
-        bind("slots", ReadU32),
-        bind("qkv", ReadF32),
-        bind("gate_inputs", ReadF32),
-        bind("params", ReadF32),
-        bind("state", WriteF32),
-        bind("conv_state", ReadF32),
-        bind("out", WriteF32),
-    ],
-};
-
-const DECODE_FINISH: Spec = Spec {
-    name: "decode_finish",
-    template: include_str!("../templates/decode_finish.wgsl"),
-    snippets: &[CONV_TAP, ROW_SUM],
+const DECODE_STEP: Spec = Spec {
+    name: "decode_step",
+    template: include_str!("../templates/decode_step.wgsl"),
+    snippets: &[CONV_TAP],
     bindings: &[
         bind("layer", LayerUniform),
         bind("slots", ReadU32),
         bind("qkv", ReadF32),
         bind("z", ReadF32),
+        bind("gate_inputs", ReadF32),
         bind("params", ReadF32),
+        bind("state", WriteF32),
         bind("conv_state", WriteF32),
         bind("out", WriteF32),
     ],

@@ -42,17 +42,19 @@ impl Tiling {
         Self { tx: dims.dv.div_ceil(rx).next_power_of_two().min(8), ty, rx, ry: dims.dk.div_ceil(ty) }
     }
 
-    /// The decode step: [`crate::DECODE_THREADS`] threads cover every row of a block of `tx`
-    /// columns (up to 32, one per thread, so that a row of a warp's loads is contiguous), and a
-    /// head's columns spread over [`Tiling::column_blocks`] workgroups; a thread's rows are
-    /// strided by `ty` (`templates/decode_columns.wgsl`).
+    /// The decode step: [`crate::DECODE_THREADS`] threads cover every row of a tile of `tx·rx`
+    /// columns, `tx` up to 32 (a row of a warp's loads is contiguous), a thread's rows strided by
+    /// `ty`, and at most [`crate::kernel::DECODE_TILE`] elements a thread; a head's columns take
+    /// [`Tiling::column_blocks`] tiles (`templates/decode_step.wgsl`).
     pub fn decode(dims: HeadDims) -> Self {
         let tx = dims.dv.next_power_of_two().min(32);
         let ty = crate::kernel::DECODE_THREADS / tx;
-        Self { tx, ty, rx: 1, ry: dims.dk.div_ceil(ty) }
+        let ry = dims.dk.div_ceil(ty);
+        let rx = (crate::kernel::DECODE_TILE / ry).clamp(1, dims.dv.div_ceil(tx));
+        Self { tx, ty, rx, ry }
     }
 
-    /// Workgroups that cover the `dv` columns of a head, [`Tiling::columns`] each.
+    /// Blocks that cover the `dv` columns of a head, [`Tiling::columns`] each.
     pub fn column_blocks(&self, dims: HeadDims) -> u32 {
         dims.dv.div_ceil(self.columns())
     }

@@ -1,0 +1,258 @@
+// One decode step, the whole forward of its tokens in one dispatch: for each of layer.seqs
+// sequences, layer.tokens / layer.seqs new tokens (T = 1, or a few drafts): conv + SiLU, the q/k
+// L2 norms, the gates, the delta rule on the sequence's recurrent states (read and updated in
+// place in a pool addressed by `slots`), the gated RMSNorm, and the shift of its conv windows.
+//
+// One workgroup per (sequence, key head) owns everything of that pair the step reads or writes:
+// the key head's q and k conv channels, and the v channels, states and outputs of its rep value
+// heads. So nothing it reads is written by another workgroup: it shifts its conv windows itself
+// once its own reads are done (a storageBarrier orders its invocations' reads before the writes),
+// and it normalises o over every column of a value head from workgroup memory — no second dispatch.
+//
+// The rep states are walked in tiles of DK rows × CB columns, value head after value head
+// (BLOCKS column blocks each). VEC threads hold a tile in registers, TX across columns and TY across
+// rows: a thread holds rows ty + i·TY and columns col0 + tx + c·TX, so a warp's loads of a state row
+// are contiguous. The next tile's loads are issued before this tile's arithmetic, so they overlap
+// it. Per token, k̂ᵀ(gS) and q̂ᵀS reduce over the TY row groups through `red`; row group 0 keeps the
+// raw o of its columns in `o_raw`, which the RMSNorm reads once a value head's last block is done.
+//
+// Layouts: slots [seqs]; qkv [seqs, T, C]; z, out [seqs, T, nv·DV]; gate_inputs a then b, each
+// [seqs, T, nv]; params a_log [nv] | dt_bias [nv] | norm [DV] | conv [C, kk];
+// state [slots, nv, DK, DV]; conv_state [slots, kk − 1, C], oldest token first.
+// Grid: folded, seqs · nk workgroups.
+
+const L2_EPS: f32 = 1e-6;
+// Partial sums of a workgroup-wide sum (VEC / PARTS values each).
+const PARTS: u32 = 16u;
+const TILE: u32 = RY * RX;
+
+var<workgroup> qk: array<f32, 2u * MAX_TOKENS * DK>;
+var<workgroup> o_raw: array<f32, MAX_TOKENS * DV>;
+var<workgroup> red: array<f32, TY * CB>;
+var<workgroup> sum_all: array<vec2<f32>, VEC>;
+var<workgroup> sum_parts: array<vec2<f32>, PARTS>;
+
+// The sum of `value` over the workgroup, returned to every thread, in two levels (VEC values to
+// PARTS partials to one) and two barriers. Call from uniform control flow. A next call may follow
+// at once: its first barrier separates its writes from this call's reads.
+fn workgroup_sum2(tid: u32, value: vec2<f32>) -> vec2<f32> {
+    sum_all[tid] = value;
+    workgroupBarrier();
+    if (tid < PARTS) {
+        var acc = vec2<f32>(0.0);
+        for (var i = 0u; i < VEC / PARTS; i = i + 1u) {
+            acc = acc + sum_all[tid * (VEC / PARTS) + i];
+        }
+        sum_parts[tid] = acc;
+    }
+    workgroupBarrier();
+    var total = vec2<f32>(0.0);
+    for (var i = 0u; i < PARTS; i = i + 1u) {
+        total = total + sum_parts[i];
+    }
+    return total;
+}
+
+// Conv + SiLU of channel c at token t of the call (sequence from `start`, window in `slot`).
+fn decode_conv(slot: u32, start: u32, t: u32, c: u32) -> f32 {
+    let weights = 2u * layer.nv + DV + c * layer.kk;
+    var acc = 0.0;
+    for (var j = 0u; j < layer.kk; j = j + 1u) {
+        acc = acc + params[weights + j] * conv_tap(slot, start, t, j, c);
+    }
+    return silu(acc);
+}
+
+// Row `row` of q̂ (which = 0) or k̂ (which = 1) of token `t` of the call, zero past DK.
+fn hat(which: u32, t: u32, row: u32) -> f32 {
+    return qk[(2u * t + which) * DK + min(row, DK - 1u)] * f32(row < DK);
+}
+
+// Where tile `j` of key head `key` starts in the state pool, for the sequence in `slot`: its value
+// head's state, then its column block.
+fn tile_head(key: u32, j: u32) -> u32 {
+    return key * layer.rep + j / BLOCKS;
+}
+
+fn tile_col0(j: u32) -> u32 {
+    return (j % BLOCKS) * CB;
+}
+
+fn state_at(slot: u32, h: u32) -> u32 {
+    return (slot * layer.nv + h) * DK * DV;
+}
+
+// This thread's elements of tile `j`: rows ty + i·TY, columns col0 + tx + c·TX (zero outside the
+// state).
+fn load_tile(slot: u32, key: u32, j: u32, tx: u32, ty: u32) -> array<f32, TILE> {
+    let at = state_at(slot, tile_head(key, j));
+    let col0 = tile_col0(j);
+    var s: array<f32, TILE>;
+    for (var i = 0u; i < RY; i = i + 1u) {
+        for (var c = 0u; c < RX; c = c + 1u) {
+            let row = ty + i * TY;
+            let col = col0 + tx + c * TX;
+            var value = 0.0;
+            if (row < DK && col < DV) {
+                value = state[at + row * DV + col];
+            }
+            s[i * RX + c] = value;
+        }
+    }
+    return s;
+}
+
+@compute @workgroup_size(VEC)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) tid: u32) {
+    let job = folded(wg, nwg);
+    if (job >= layer.seqs * layer.nk) {
+        return;
+    }
+    let key = job % layer.nk;
+    let n = job / layer.nk;
+    let slot = slots[n];
+    let steps = layer.tokens / layer.seqs;
+    let start = n * steps;
+    let tx = tid % TX;
+    let ty = tid / TX;
+    let width = layer.nv * DV;
+    let tiles = layer.rep * BLOCKS;
+
+    // The first tile, loaded before the q/k prologue so that the loads overlap it.
+    var s = load_tile(slot, key, 0u, tx, ty);
+
+    // q̂ and k̂ of every token, as qk_norm_forward computes them.
+    for (var t = 0u; t < steps; t = t + 1u) {
+        var sq = vec2<f32>(0.0);
+        for (var m = tid; m < DK; m = m + VEC) {
+            let q = decode_conv(slot, start, start + t, key * DK + m);
+            let k = decode_conv(slot, start, start + t, (layer.nk + key) * DK + m);
+            qk[2u * t * DK + m] = q;
+            qk[(2u * t + 1u) * DK + m] = k;
+            sq = sq + vec2<f32>(q * q, k * k);
+        }
+        let ss = workgroup_sum2(tid, sq) + vec2<f32>(L2_EPS);
+        let inv_q = 1.0 / (sqrt(ss.x) * sqrt(f32(DK)));
+        let inv_k = 1.0 / sqrt(ss.y);
+        for (var m = tid; m < DK; m = m + VEC) {
+            qk[2u * t * DK + m] = qk[2u * t * DK + m] * inv_q;
+            qk[(2u * t + 1u) * DK + m] = qk[(2u * t + 1u) * DK + m] * inv_k;
+        }
+    }
+    workgroupBarrier();
+
+    for (var j = 0u; j < tiles; j = j + 1u) {
+        let h = tile_head(key, j);
+        let col0 = tile_col0(j);
+        var next: array<f32, TILE>;
+        if (j + 1u < tiles) {
+            next = load_tile(slot, key, j + 1u, tx, ty);
+        }
+        let a_log = params[h];
+        let dt_bias = params[layer.nv + h];
+        for (var t = 0u; t < steps; t = t + 1u) {
+            let tok = start + t;
+            let e = tok * layer.nv + h;
+            let g = exp(log_decay(a_log, gate_inputs[e] + dt_bias));
+            let beta = sigmoid(gate_inputs[layer.tokens * layer.nv + e]);
+            // This token's v first, so that its loads overlap the first reduction.
+            var v: array<f32, RX>;
+            for (var c = 0u; c < RX; c = c + 1u) {
+                let col = min(col0 + tx + c * TX, DV - 1u);
+                v[c] = decode_conv(slot, start, tok, 2u * layer.nk * DK + h * DV + col);
+            }
+            // k̂ᵀ (g S), column by column.
+            for (var c = 0u; c < RX; c = c + 1u) {
+                var acc = 0.0;
+                for (var i = 0u; i < RY; i = i + 1u) {
+                    s[i * RX + c] = s[i * RX + c] * g;
+                    acc = acc + s[i * RX + c] * hat(1u, t, ty + i * TY);
+                }
+                red[ty * CB + tx + c * TX] = acc;
+            }
+            workgroupBarrier();
+            var u: array<f32, RX>;
+            for (var c = 0u; c < RX; c = c + 1u) {
+                let col = tx + c * TX;
+                var kv = 0.0;
+                for (var y_group = 0u; y_group < TY; y_group = y_group + 1u) {
+                    kv = kv + red[y_group * CB + col];
+                }
+                u[c] = beta * (v[c] * f32(col0 + col < DV) - kv);
+            }
+            workgroupBarrier();
+            // S += k̂ uᵀ, then q̂ᵀ S.
+            for (var c = 0u; c < RX; c = c + 1u) {
+                var acc = 0.0;
+                for (var i = 0u; i < RY; i = i + 1u) {
+                    s[i * RX + c] = s[i * RX + c] + hat(1u, t, ty + i * TY) * u[c];
+                    acc = acc + s[i * RX + c] * hat(0u, t, ty + i * TY);
+                }
+                red[ty * CB + tx + c * TX] = acc;
+            }
+            workgroupBarrier();
+            // The raw o of this block's columns; row group 0 keeps it.
+            if (ty == 0u) {
+                for (var c = 0u; c < RX; c = c + 1u) {
+                    let col = col0 + tx + c * TX;
+                    var o = 0.0;
+                    for (var y_group = 0u; y_group < TY; y_group = y_group + 1u) {
+                        o = o + red[y_group * CB + tx + c * TX];
+                    }
+                    if (col < DV) {
+                        o_raw[t * DV + col] = o;
+                    }
+                }
+            }
+            // The next token's first reduction rewrites `red`; the RMSNorm reads `o_raw`.
+            workgroupBarrier();
+        }
+        let at = state_at(slot, h);
+        for (var i = 0u; i < RY; i = i + 1u) {
+            for (var c = 0u; c < RX; c = c + 1u) {
+                let row = ty + i * TY;
+                let col = col0 + tx + c * TX;
+                if (row < DK && col < DV) {
+                    state[at + row * DV + col] = s[i * RX + c];
+                }
+            }
+        }
+        // Value head h is complete: its gated RMSNorm, as norm_forward computes it. The next
+        // head's tiles rewrite o_raw only after barriers that follow these reads.
+        if (j % BLOCKS == BLOCKS - 1u) {
+            for (var t = 0u; t < steps; t = t + 1u) {
+                let row = (start + t) * width + h * DV;
+                var sq = 0.0;
+                for (var m = tid; m < DV; m = m + VEC) {
+                    let o = o_raw[t * DV + m];
+                    sq = sq + o * o;
+                }
+                let rstd = 1.0 / sqrt(workgroup_sum2(tid, vec2<f32>(sq, 0.0)).x / f32(DV) + layer.rms_eps);
+                for (var m = tid; m < DV; m = m + VEC) {
+                    out[row + m] = o_raw[t * DV + m] * rstd * params[2u * layer.nv + m] * silu(z[row + m]);
+                }
+            }
+        }
+        s = next;
+    }
+
+    // Every read of this workgroup's conv windows is done; shift them, a channel per thread, oldest
+    // slot first: slot j takes old slot j + T (not yet overwritten) or one of the new tokens.
+    storageBarrier();
+    let km1 = layer.kk - 1u;
+    let owned = 2u * DK + layer.rep * DV;
+    for (var m = tid; m < owned; m = m + VEC) {
+        var c: u32;
+        if (m < DK) {
+            c = key * DK + m;
+        } else if (m < 2u * DK) {
+            c = (layer.nk + key) * DK + (m - DK);
+        } else {
+            c = 2u * layer.nk * DK + key * layer.rep * DV + (m - 2u * DK);
+        }
+        for (var j = 0u; j < km1; j = j + 1u) {
+            conv_state[(slot * km1 + j) * layer.channels + c] = conv_tap(slot, start, start + steps, j, c);
+        }
+    }
+}
