@@ -10,9 +10,9 @@ use std::time::Duration;
 /// The whole batch on the device.
 pub enum LayerCall {
     /// One tape.
-    Whole(Tape),
+    Whole(Box<Tape>),
     /// Windows of tokens, each a tape of its own.
-    Windowed(WindowedTape),
+    Windowed(Box<WindowedTape>),
 }
 
 impl LayerCall {
@@ -29,9 +29,9 @@ impl LayerCall {
                     storage: case.storage,
                     ..TapeOptions::default()
                 };
-                WindowedTape::new(ctx, case.config, case.batch.clone(), options, None).map(Self::Windowed)
+                WindowedTape::new(ctx, case.config, case.batch.clone(), options, None).map(|w| Self::Windowed(Box::new(w)))
             }
-            tape => tape.map(Self::Whole),
+            tape => tape.map(|t| Self::Whole(Box::new(t))),
         }
     }
 

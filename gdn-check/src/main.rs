@@ -9,12 +9,12 @@
 
 use clap::{Args, Parser, Subcommand};
 use gdn_check::Case;
-use gdn_check::layer_call::LayerCall;
-use gdn_check::spot_check::Spots;
 use gdn_check::fuzz::{SpaceArgs, campaign};
+use gdn_check::layer_call::LayerCall;
 use gdn_check::presets::LayerArgs;
-use gdn_ref::sample::Regime;
+use gdn_check::spot_check::Spots;
 use gdn_ref::Batch;
+use gdn_ref::sample::Regime;
 use gdn_train::{Context, Family, Pass, Precision};
 use std::io::IsTerminal;
 use std::process::ExitCode;

@@ -12,9 +12,9 @@
 //! Parameter gradients sum over every sequence (and `dnorm` over every value head too): the
 //! sample's sums are compared only where the sample holds everything they sum over.
 
+use crate::Tensor;
 use crate::case::{Case, CaseError, DeviceResults};
 use crate::report::Report;
-use crate::Tensor;
 use gdn_ref::{Batch, Layer, LayerConfig};
 use gdn_train::{Gradients, Inputs, Outputs, Params};
 
@@ -142,9 +142,13 @@ impl Spots {
         let all = |n: usize| (0..n).collect::<Vec<_>>();
         let (width, rows, cols) = match tensor {
             Tensor::Qkv | Tensor::Dqkv => (c.channels(), tokens, channels),
-            Tensor::Z | Tensor::Dz | Tensor::Out | Tensor::Dout => (c.value_width(), tokens, Self::groups(&vheads, c.dv)),
+            Tensor::Z | Tensor::Dz | Tensor::Out | Tensor::Dout => {
+                (c.value_width(), tokens, Self::groups(&vheads, c.dv))
+            }
             Tensor::A | Tensor::B | Tensor::Da | Tensor::Db => (c.nv, tokens, vheads),
-            Tensor::H0 | Tensor::Ht | Tensor::Dh0 | Tensor::Dht => (c.nv * c.state_size(), self.sequences.clone(), state),
+            Tensor::H0 | Tensor::Ht | Tensor::Dh0 | Tensor::Dht => {
+                (c.nv * c.state_size(), self.sequences.clone(), state)
+            }
             Tensor::ALog | Tensor::DtBias | Tensor::DaLog | Tensor::DdtBias => (c.nv, vec![0], vheads),
             Tensor::Norm | Tensor::Dnorm => (c.dv, vec![0], all(c.dv)),
             Tensor::Conv | Tensor::Dconv => (c.kk, channels, all(c.kk)),
@@ -226,7 +230,8 @@ impl Spots {
             device_bytes: device.device_bytes,
         };
         let mut report = sample.compare_with(&draw, &sampled, &want, &want_grads);
-        let left_out = report.errors.iter().map(|e| e.tensor).filter(|&t| !self.comparable(whole, t)).collect::<Vec<_>>();
+        let left_out =
+            report.errors.iter().map(|e| e.tensor).filter(|&t| !self.comparable(whole, t)).collect::<Vec<_>>();
         report.errors.retain(|e| self.comparable(whole, e.tensor));
         Ok((report, left_out))
     }

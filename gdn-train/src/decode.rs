@@ -356,12 +356,7 @@ impl Decoder {
 }
 
 /// `kernel`'s pipeline and a bind group of the buffers its bindings name.
-fn bind(
-    ctx: &Context,
-    kernel: Kernel,
-    dims: HeadDims,
-    buffers: &[(&str, &wgpu::Buffer)],
-) -> Result<BoundKernel> {
+fn bind(ctx: &Context, kernel: Kernel, dims: HeadDims, buffers: &[(&str, &wgpu::Buffer)]) -> Result<BoundKernel> {
     let pipeline = ctx.pipelines().get(ctx, kernel, dims)?;
     let resources = kernel
         .bindings()

@@ -10,12 +10,17 @@
 //! order, each piece of a cut sequence starting from the `hT` and final conv window its previous
 //! piece ended with; the backward runs them in reverse, each piece's `dh0` and conv-state
 //! gradient arriving at its previous piece as `dhT` and final conv-state gradient. The parameter
-//! gradients are summed over the windows. The states travel through the host between windows
-//! (`[nv, dk, dv]` per cut sequence), and the API is the host one: slices in, vectors out.
+//! gradients are summed over the windows. Made with [`WindowedTape::new`], the states travel
+//! through the host between windows (`[nv, dk, dv]` per cut sequence), and the API is the host
+//! one: slices in, vectors out. Made with [`WindowedTape::with_caller_buffers`], the whole batch's
+//! tensors live in the caller's buffers and the chain is recorded into the caller's encoder, every
+//! hand-over a device copy ([`device`]).
+
+mod device;
 
 use crate::host::{Gradients, Inputs, Outputs, Params, presence};
 use crate::tape::laid_out;
-use crate::{Batch, Clock, Context, Error, Family, LayerConfig, Pass, Result, Tape, TapeOptions};
+use crate::{Batch, CallerBuffer, Clock, Context, Error, Family, LayerConfig, Pass, Result, Tape, TapeOptions};
 use std::ops::Range;
 use std::time::Duration;
 
@@ -47,6 +52,8 @@ pub struct WindowedTape {
     /// The gradient arriving at the final conv state, `[sequences, kk − 1, C]` (zero until
     /// written).
     final_conv_state_grad: Vec<f32>,
+    /// The caller's whole-batch tensors and their hand-overs, for a tape made with caller buffers.
+    device: Option<device::DeviceChain>,
 }
 
 impl WindowedTape {
@@ -61,8 +68,22 @@ impl WindowedTape {
         options: TapeOptions,
         most_tokens: Option<usize>,
     ) -> Result<Self> {
+        Self::build(ctx, config, batch, options, most_tokens, &[])
+    }
+
+    /// [`WindowedTape::new`] or [`WindowedTape::with_caller_buffers`] (`caller` non-empty).
+    fn build(
+        ctx: &Context,
+        config: LayerConfig,
+        batch: Batch,
+        options: TapeOptions,
+        most_tokens: Option<usize>,
+        caller: &[CallerBuffer],
+    ) -> Result<Self> {
         config.validate()?;
         let offsets = gdn_ref::Sequences::new(&batch, None)?.offsets().to_vec();
+        let given = device::checked(ctx, &config, &offsets, &options, caller)?;
+        let granule = device::granule(ctx, &given);
         let total = *offsets.last().expect("offsets start at 0");
         if most_tokens == Some(0) {
             return Err(Error::Config { name: "most_tokens", reason: "must be at least 1".into() });
@@ -87,20 +108,29 @@ impl WindowedTape {
                     let mid = good + (bad - good) / 2;
                     if fits(&(start..mid)).is_ok() { good = mid } else { bad = mid }
                 }
-                if good == start {
-                    return Err(fits(&(start..start + 1)).expect_err("a one-token window was refused"));
-                }
                 end = good;
+            }
+            // Where caller buffers are bound, a window's rows must start at an aligned offset.
+            if end < total {
+                end = start + (end - start) / granule * granule;
+            }
+            if end == start {
+                let shortest = start + granule.min(total - start);
+                return Err(fits(&(start..shortest)).expect_err("the shortest window was refused"));
             }
             let pieces = pieces(&offsets, start..end);
             let local = local_offsets(&pieces, start);
-            let tape = Tape::new(ctx, config, Batch::Packed { cu_seqlens: local }, window_options)?;
+            let callers = device::window_callers(&config, &given, start);
+            let tape =
+                Tape::with_caller_buffers(ctx, config, Batch::Packed { cu_seqlens: local }, window_options, &callers)?;
             windows.push(Window { tape, tokens: start..end, pieces });
             start = end;
         }
         let sequences = offsets.len() - 1;
         let final_conv_state_grad = vec![0.0; sequences * window_len(&config)];
-        Ok(Self { config, options, offsets, windows, final_conv_state_grad })
+        let device =
+            if given.is_empty() { None } else { Some(device::DeviceChain::new(ctx, &config, &windows, given)?) };
+        Ok(Self { config, options, offsets, windows, final_conv_state_grad, device })
     }
 
     /// Windows the batch was cut into.
@@ -157,6 +187,7 @@ impl WindowedTape {
     /// The forward over the whole batch, window after window; returns what [`Tape::run_forward`]
     /// returns for it. Checks every slice's length before any window runs.
     pub fn run_forward(&self, inputs: &Inputs) -> Result<Outputs> {
+        self.on_host("run_forward")?;
         let c = &self.config;
         let (tokens, sequences) = (*self.offsets.last().expect("non-empty"), self.offsets.len() - 1);
         let (state, window) = (c.nv * c.state_size(), window_len(c));
@@ -196,6 +227,7 @@ impl WindowedTape {
     /// `final_state_grad`), windows in reverse; returns what [`Tape::run_backward`] returns for
     /// the whole batch, the parameter gradients summed over the windows.
     pub fn run_backward(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<Gradients> {
+        self.on_host("run_backward")?;
         let c = &self.config;
         let (tokens, sequences) = (*self.offsets.last().expect("non-empty"), self.offsets.len() - 1);
         let (state, window) = (c.nv * c.state_size(), window_len(c));
@@ -241,6 +273,22 @@ impl WindowedTape {
             dconv: summed(|g| &g.dconv),
             dconv_state: self.options.conv_state.then_some(dwindow),
         })
+    }
+}
+
+impl WindowedTape {
+    /// Fails where the tape lives in the caller's buffers: `what` (a host call chaining through
+    /// the host) would leave the caller's per-sequence and parameter-gradient ranges stale.
+    fn on_host(&self, what: &'static str) -> Result<()> {
+        match self.device {
+            None => Ok(()),
+            Some(_) => Err(Error::Unsupported {
+                option: what,
+                reason: "this WindowedTape lives in the caller's buffers: record it with encode_forward and \
+                         encode_backward"
+                    .into(),
+            }),
+        }
     }
 }
 

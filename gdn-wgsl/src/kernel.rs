@@ -164,11 +164,14 @@ pub enum Kernel {
     NarrowBf16,
     /// Half-precision storage: an f32 result rounded to f16 after the pass that writes it.
     NarrowF16,
+    /// One tensor added into another: a windowed tape's parameter gradients, summed over its
+    /// windows on the device.
+    AddInto,
 }
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 35] = [
+    pub const ALL: [Kernel; 36] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -204,6 +207,7 @@ impl Kernel {
         Kernel::WidenF16,
         Kernel::NarrowBf16,
         Kernel::NarrowF16,
+        Kernel::AddInto,
     ];
 
     /// The template's file name without extension, e.g. `recurrence_backward`.
@@ -239,6 +243,7 @@ impl Kernel {
                 | Kernel::WidenF16
                 | Kernel::NarrowBf16
                 | Kernel::NarrowF16
+                | Kernel::AddInto
         )
     }
 
@@ -282,7 +287,8 @@ impl Kernel {
             | Kernel::WidenBf16
             | Kernel::WidenF16
             | Kernel::NarrowBf16
-            | Kernel::NarrowF16 => ELEMENTS,
+            | Kernel::NarrowF16
+            | Kernel::AddInto => ELEMENTS,
             Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
@@ -366,7 +372,12 @@ impl Kernel {
             Kernel::ConvForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
                 vec![("ELEMENTS", ELEMENTS), ("CONV_RUN", CONV_RUN), ("CONV_WINDOW", CONV_WINDOW)]
             }
-            Kernel::GatesForward | Kernel::WidenBf16 | Kernel::WidenF16 | Kernel::NarrowBf16 | Kernel::NarrowF16 => {
+            Kernel::GatesForward
+            | Kernel::WidenBf16
+            | Kernel::WidenF16
+            | Kernel::NarrowBf16
+            | Kernel::NarrowF16
+            | Kernel::AddInto => {
                 vec![("ELEMENTS", ELEMENTS)]
             }
             Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
@@ -431,6 +442,7 @@ impl Kernel {
             Kernel::WidenF16 => &WIDEN_F16,
             Kernel::NarrowBf16 => &NARROW_BF16,
             Kernel::NarrowF16 => &NARROW_F16,
+            Kernel::AddInto => &ADD_INTO,
             Kernel::RecurrenceForward => &RECURRENCE_FORWARD,
             Kernel::NormForward => &NORM_FORWARD,
             Kernel::NormBackward => &NORM_BACKWARD,
@@ -563,6 +575,13 @@ const NARROW_BF16: Spec =
     Spec { name: "narrow_bf16", template: NARROW, snippets: &[HALF_BF16], bindings: NARROW_BINDINGS };
 const NARROW_F16: Spec =
     Spec { name: "narrow_f16", template: NARROW, snippets: &[HALF_F16], bindings: NARROW_BINDINGS };
+
+const ADD_INTO: Spec = Spec {
+    name: "add_into",
+    template: include_str!("../templates/add_into.wgsl"),
+    snippets: &[],
+    bindings: &[bind("part", ReadF32), bind("sum", WriteF32)],
+};
 
 const RECURRENCE_FORWARD: Spec = Spec {
     name: "recurrence_forward",
