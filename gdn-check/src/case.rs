@@ -2,7 +2,8 @@
 
 use crate::report::{Report, TensorError};
 use crate::{
-    BF16_STORAGE_BAR, F16_STORAGE_BAR, GRADIENT_BAR, OUTPUT_BAR, TENSOR_CORE_GRADIENT_BAR, TENSOR_CORE_OUTPUT_BAR,
+    BF16_STORAGE_BAR, F16_ROUNDING, F16_STORAGE_BAR, GRADIENT_BAR, OUTPUT_BAR, TENSOR_CORE_GRADIENT_BAR,
+    TENSOR_CORE_OUTPUT_BAR,
 };
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::{Regime, Sampler};
@@ -207,17 +208,40 @@ impl Case {
             bar: bar(tensor, self.precision, self.regime, self.storage),
             cancellation: 1.0,
         };
+        // On tensor cores the products' operands are rounded to f16: where a per-token dℓ (and so
+        // da, and the gate parameters' sums of it) cancels within its own dk·dv terms, that
+        // rounding shows scaled by the cancellation ([`Expected::rounding_in`]).
+        let rounded_operands = self.precision == Precision::TensorCore;
+        let da = expected(Tensor::Da, &mut want_grads.da.iter());
+        let da_log = expected(Tensor::DaLog, &mut want_grads.da_log.iter())
+            .cancelling(&want_grads.da_log, &gate_magnitudes(draw, &want_grads.da, true));
+        let ddt_bias = expected(Tensor::DdtBias, &mut want_grads.ddt_bias.iter())
+            .cancelling(&want_grads.ddt_bias, &gate_magnitudes(draw, &want_grads.da, false));
+        let (da, da_log, ddt_bias) = match rounded_operands {
+            false => (da, da_log, ddt_bias),
+            true => (
+                da.rounding_in(F16_ROUNDING, want_grads.da.iter(), want_grads.da_terms.iter()),
+                da_log.rounding_in(
+                    F16_ROUNDING,
+                    want_grads.da_log.iter(),
+                    gate_magnitudes(draw, &want_grads.da_terms, true).iter(),
+                ),
+                ddt_bias.rounding_in(
+                    F16_ROUNDING,
+                    want_grads.ddt_bias.iter(),
+                    gate_magnitudes(draw, &want_grads.da_terms, false).iter(),
+                ),
+            ),
+        };
         let mut all = vec![
             expected(Tensor::Out, &mut want.out.iter()),
             expected(Tensor::Ht, &mut want.ht.iter()),
             expected(Tensor::Dqkv, &mut want_grads.dqkv.iter()),
             expected(Tensor::Dz, &mut want_grads.dz.iter()),
-            expected(Tensor::Da, &mut want_grads.da.iter()),
+            da,
             expected(Tensor::Db, &mut want_grads.db.iter()),
-            expected(Tensor::DaLog, &mut want_grads.da_log.iter())
-                .cancelling(&want_grads.da_log, &gate_magnitudes(draw, want_grads, true)),
-            expected(Tensor::DdtBias, &mut want_grads.ddt_bias.iter())
-                .cancelling(&want_grads.ddt_bias, &gate_magnitudes(draw, want_grads, false)),
+            da_log,
+            ddt_bias,
             expected(Tensor::Dnorm, &mut want_grads.dnorm.iter()),
             expected(Tensor::Dconv, &mut want_grads.dconv.iter()),
         ];
@@ -297,6 +321,24 @@ impl DeviceResults {
 }
 
 impl Expected {
+    /// Widens the bar where rounding the terms of the sums behind the tensor, by `rounding` each,
+    /// strays further than the bar allows: its error may reach `rounding · κ`,
+    /// `κ = ‖magnitudes‖₂ / ‖sums‖₂` (each element's sum over its terms' magnitudes, against the
+    /// sums themselves). Keeps a wider bar already noted ([`Expected::cancelling`]).
+    pub fn rounding_in<'a>(
+        mut self,
+        rounding: f64,
+        sums: impl Iterator<Item = &'a f64>,
+        magnitudes: impl Iterator<Item = &'a f64>,
+    ) -> Self {
+        let norm = |values: &mut dyn Iterator<Item = &'a f64>| values.map(|x| x * x).sum::<f64>().sqrt();
+        let (of_sums, of_terms) = (norm(&mut { sums }), norm(&mut { magnitudes }));
+        if let (Some(bar), true) = (self.bar, of_sums > 0.0) {
+            self.cancellation = self.cancellation.max(rounding * of_terms / of_sums / bar);
+        }
+        self
+    }
+
     /// Notes how much a sum over tokens cancels: the norm of its terms' magnitudes (`magnitudes`,
     /// per element) against the norm of the sum (`sum`); at least 1, and 1 for a zero sum with
     /// zero terms.
@@ -312,13 +354,14 @@ impl Expected {
     }
 }
 
-/// Per value head, Σ_t |term_t| of the gate parameters' gradients, from the reference's per-token
-/// `da_t = dg·g·(−e^{a_log})·σ(arg_t)`, `arg_t = a_t + dt_bias`: `ddt_bias = Σ_t da_t`, and
+/// Per value head, Σ_t |term_t| of the gate parameters' gradients, from a per-token `da_t` (the
+/// reference's `da_t = dg·g·(−e^{a_log})·σ(arg_t)`, `arg_t = a_t + dt_bias`, or its terms'
+/// magnitudes `da_terms`): `ddt_bias = Σ_t da_t`, and
 /// `da_log = Σ_t dg·g·ln g = Σ_t da_t · softplus(arg_t) / σ(arg_t)` (`log_term`).
-fn gate_magnitudes(draw: &Draw, grads: &gdn_ref::Gradients, log_term: bool) -> Vec<f64> {
-    let nv = grads.ddt_bias.len();
+fn gate_magnitudes(draw: &Draw, da: &ndarray::Array3<f64>, log_term: bool) -> Vec<f64> {
+    let nv = draw.params.dt_bias.len();
     let mut sums = vec![0.0; nv];
-    for (e, (&da, &a)) in grads.da.iter().zip(draw.inputs.a.iter()).enumerate() {
+    for (e, (&da, &a)) in da.iter().zip(draw.inputs.a.iter()).enumerate() {
         let h = e % nv;
         let weight = if log_term { softplus_over_sigmoid(a + draw.params.dt_bias[h]) } else { 1.0 };
         sums[h] += (da * weight).abs();
@@ -352,6 +395,21 @@ mod tests {
                 assert!((got - direct).abs() <= 1e-12 * direct, "x = {x}: {got} against {direct}");
             }
         }
+    }
+
+    #[test]
+    fn rounded_operands_widen_a_bar_by_the_cancellation_within_each_sum() {
+        let base = Expected { tensor: Tensor::Da, values: vec![], bar: Some(1e-2), cancellation: 1.0 };
+        // Sums 1e-3 and 2e-3 of terms of magnitudes 1 and 2: κ = 1000, so 4.9e-4 · 1000 = 4.9e-1,
+        // 49 times the bar.
+        let widened = base.clone().rounding_in(4.9e-4, [1e-3, 2e-3].iter(), [1.0, 2.0].iter());
+        assert!((widened.cancellation - 49.0).abs() < 1e-9, "{}", widened.cancellation);
+        // Sums that do not cancel leave the bar; a wider one noted before stays; no bar, no change.
+        assert_eq!(base.clone().rounding_in(4.9e-4, [1.0].iter(), [1.0].iter()).cancellation, 1.0);
+        let wide = Expected { cancellation: 80.0, ..base.clone() };
+        assert_eq!(wide.rounding_in(4.9e-4, [1e-3].iter(), [1.0].iter()).cancellation, 80.0);
+        let reported = Expected { bar: None, ..base };
+        assert_eq!(reported.rounding_in(4.9e-4, [1e-3].iter(), [1.0].iter()).cancellation, 1.0);
     }
 
     #[test]

@@ -29,7 +29,8 @@ impl LayerCall {
                     storage: case.storage,
                     ..TapeOptions::default()
                 };
-                WindowedTape::new(ctx, case.config, case.batch.clone(), options, None).map(|w| Self::Windowed(Box::new(w)))
+                WindowedTape::new(ctx, case.config, case.batch.clone(), options, None)
+                    .map(|w| Self::Windowed(Box::new(w)))
             }
             tape => tape.map(|t| Self::Whole(Box::new(t))),
         }

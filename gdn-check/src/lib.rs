@@ -63,6 +63,9 @@ pub const GRADIENT_BAR: f64 = 5e-4;
 pub const TENSOR_CORE_OUTPUT_BAR: f64 = 3e-3;
 /// The spec's bar for every gradient with matrix products on tensor cores, on realistic inputs.
 pub const TENSOR_CORE_GRADIENT_BAR: f64 = 1e-2;
+/// The rounding of a tensor-core product's operands (f16's unit roundoff, 2⁻¹¹): how far a sum of
+/// rounded terms may stray, relative to the terms' magnitudes ([`Expected::rounding_in`]).
+pub const F16_ROUNDING: f64 = 4.9e-4;
 /// The bar of a tensor stored in bf16 (a few times its rounding, 2⁻⁹).
 pub const BF16_STORAGE_BAR: f64 = 4e-3;
 /// The bar of a tensor stored in f16 (a few times its rounding, 2⁻¹²).

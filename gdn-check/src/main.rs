@@ -88,6 +88,10 @@ struct RunArgs {
     /// Also time every kernel on its own (GPU timestamps, else each kernel's wall time).
     #[arg(long)]
     profile: bool,
+    /// Only lay the call out on the device (its windows, its device memory) and stop: no draw, no
+    /// run, no reference (what fits before anything is spent).
+    #[arg(long)]
+    plan_only: bool,
 }
 
 #[derive(Args)]
@@ -196,6 +200,15 @@ fn run(args: &RunArgs) -> Result<bool, String> {
             call.windows()
         );
     }
+    let bytes = call.device_bytes();
+    println!(
+        "tape: {:.1} MiB of device memory, {:.0} bytes per token",
+        bytes as f64 / (1u64 << 20) as f64,
+        bytes as f64 / (args.batch * args.seq) as f64
+    );
+    if args.plan_only {
+        return Ok(true);
+    }
     let sequences = args.reference_sequences.min(args.batch);
     let heads = args.reference_heads.unwrap_or(config.nk).clamp(1, config.nk);
     // Without a reference check the inputs are still a small sample's draw, scrambled.
@@ -249,12 +262,6 @@ type KernelTimes = (Vec<(String, Duration)>, gdn_train::Clock);
 /// Median device times of forward and backward over the whole batch, and per kernel when asked.
 fn time(call: &LayerCall, args: &RunArgs) -> Result<(Duration, Duration, gdn_train::Clock, KernelTimes), String> {
     let err = |e: gdn_train::Error| e.to_string();
-    let bytes = call.device_bytes();
-    println!(
-        "\ntape: {:.1} MiB of device memory, {:.0} bytes per token",
-        bytes as f64 / (1u64 << 20) as f64,
-        bytes as f64 / (args.batch * args.seq) as f64
-    );
     let mut clock = gdn_train::Clock::WallClock;
     let mut median = |pass: Pass| -> Result<Duration, String> {
         // Warm up until the GPU has been busy for a while: clocks ramp up under load.

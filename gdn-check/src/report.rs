@@ -12,10 +12,12 @@ pub struct TensorError {
     /// The spec's bar for it ([`crate::bar`] in the case's precision and regime); `None` where the
     /// error is only reported.
     pub bar: Option<f64>,
-    /// How much the tensor's sum cancels: `‖Σ_t |term_t|‖₂ / ‖Σ_t term_t‖₂` for the gate
-    /// parameters' gradients (sums over every token of signed terms), 1 for every other tensor. A
-    /// sum whose terms each carry a relative error ε has an error up to ε·Σ|term|, whatever computes
-    /// it: its bar is judged against the magnitude of its terms, `error ≤ bar · cancellation`.
+    /// How far the bar widens for sums that cancel, ≥ 1 (`error ≤ bar · cancellation`). For the
+    /// gate parameters' gradients (sums over every token of signed terms) it is
+    /// `κ = ‖Σ_t |term_t|‖₂ / ‖Σ_t term_t‖₂`: a sum whose terms each carry a relative error ε has an
+    /// error up to ε·Σ|term|, whatever computes it. With operands rounded to f16 (tensor cores) it
+    /// is also at least `F16_ROUNDING · κ / bar` for `da` and those sums, `κ` taken over each
+    /// `dℓ_t`'s own `dk·dv` terms ([`crate::Expected::rounding_in`]). 1 for every other tensor.
     pub cancellation: f64,
 }
 
@@ -59,13 +61,16 @@ impl Report {
             .collect()
     }
 
-    /// A table: tensor, error, bar, verdict (with the cancellation of a sum that has one).
+    /// A table: tensor, error, bar, verdict (with the factor a cancelling sum widens the bar by).
     pub fn table(&self) -> String {
         let mut out = format!("{:<9} {:>10} {:>8}  verdict\n", "tensor", "error", "bar");
         for e in &self.errors {
             let verdict = if e.passes() { "ok" } else { "FAIL" };
-            let cancels =
-                if e.cancellation > 1.0 { format!(" (sum cancels {:.1}×)", e.cancellation) } else { String::new() };
+            let cancels = if e.cancellation > 1.0 {
+                format!(" (bar × {:.1}: its sums cancel)", e.cancellation)
+            } else {
+                String::new()
+            };
             out += &format!("{:<9} {:>10.2e} {:>8}  {verdict}{cancels}\n", e.tensor.name(), e.error, show_bar(e.bar));
         }
         out

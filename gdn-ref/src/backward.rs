@@ -22,6 +22,8 @@ pub(crate) struct FlatGradients {
     pub dconv: Vec<f64>,
     /// `[N_seq, kk − 1, C]`, zero when no conv state was given.
     pub dconv_state: Vec<f64>,
+    /// `[N, nv]`: `da` summed over its terms' magnitudes (see `Gradients::da_terms`).
+    pub da_terms: Vec<f64>,
 }
 
 /// Gradients arriving at the layer's outputs, flat.
@@ -44,6 +46,8 @@ struct HeadGrads {
     dv: Vec<f64>,
     /// `dg`, `[len]`.
     dg: Vec<f64>,
+    /// `Σ |dS'·S_{t−1}|` over the state, the magnitude of `dg`'s terms, `[len]`.
+    dg_terms: Vec<f64>,
     /// `dβ`, `[len]`.
     dbeta: Vec<f64>,
     /// `dS_0`, `[dk, dv]`.
@@ -73,6 +77,7 @@ pub(crate) fn backward(
     let mut dq_hat = vec![0.0; tokens * nk * dk];
     let mut dk_hat = vec![0.0; tokens * nk * dk];
     let mut dg = vec![0.0; tokens * nv];
+    let mut dg_terms = vec![0.0; tokens * nv];
     let mut dbeta = vec![0.0; tokens * nv];
     let mut dh0 = Vec::with_capacity(seqs.len() * nv * dk * dv);
     for (job, head) in heads.into_iter().enumerate() {
@@ -86,6 +91,7 @@ pub(crate) fn backward(
             }
             dy[t * c_all + config.v_channel(h)..][..dv].copy_from_slice(&head.dv[s * dv..][..dv]);
             dg[t * nv + h] = head.dg[s];
+            dg_terms[t * nv + h] = head.dg_terms[s];
             dbeta[t * nv + h] = head.dbeta[s];
         }
         dh0.extend_from_slice(&head.ds0);
@@ -93,6 +99,7 @@ pub(crate) fn backward(
 
     // Gates: da = dg·g·(−exp(a_log))·σ(arg); ddt_bias = Σ da; da_log = Σ dg·g·ln g; db = dβ·β(1 − β).
     let mut da = vec![0.0; tokens * nv];
+    let mut da_terms = vec![0.0; tokens * nv];
     let mut db = vec![0.0; tokens * nv];
     let mut da_log = vec![0.0; nv];
     let mut ddt_bias = vec![0.0; nv];
@@ -100,6 +107,7 @@ pub(crate) fn backward(
         let h = e % nv;
         let (g, beta) = (act.gates.g[e], act.gates.beta[e]);
         da[e] = dg[e] * g * -params.a_log[h].exp() * sigmoid(act.gates.arg[e]);
+        da_terms[e] = dg_terms[e] * g * params.a_log[h].exp() * sigmoid(act.gates.arg[e]);
         ddt_bias[h] += da[e];
         da_log[h] += dg[e] * g * act.gates.ln_g[e];
         db[e] = dbeta[e] * beta * (1.0 - beta);
@@ -109,7 +117,7 @@ pub(crate) fn backward(
     l2_backward(config, &act, &dk_hat, &act.k_ss, config.key_width(), 1.0, &mut dy);
 
     let (dqkv, dconv, dconv_state) = conv_backward(config, params, seqs, &act, x, &dy, grads.dconv_state);
-    FlatGradients { dqkv, dz, da, db, dh0, da_log, ddt_bias, dnorm, dconv, dconv_state }
+    FlatGradients { dqkv, dz, da, db, dh0, da_log, ddt_bias, dnorm, dconv, dconv_state, da_terms }
 }
 
 /// Gated RMSNorm: `dz_j = dout_j·o_j r·norm_j·silu'(z_j)`, `dnorm_j += dout_j·o_j r·s_j`,
@@ -165,6 +173,7 @@ fn recurrence_backward(
         dk_hat: vec![0.0; len * dk],
         dv: vec![0.0; len * dv],
         dg: vec![0.0; len],
+        dg_terms: vec![0.0; len],
         dbeta: vec![0.0; len],
         ds0: Vec::new(),
     };
@@ -201,17 +210,19 @@ fn recurrence_backward(
         }
         grads.dbeta[step] = dbeta;
         let dkh = &mut grads.dk_hat[step * dk..][..dk];
-        let mut dg = 0.0;
+        let (mut dg, mut dg_terms) = (0.0, 0.0);
         for i in 0..dk {
             for j in 0..dv {
                 let e = i * dv + j;
                 dkh[i] += ds[e] * u[j] + g * s_prev[e] * dkv[j];
                 let ds_pre = ds[e] + k[i] * dkv[j];
                 dg += ds_pre * s_prev[e];
+                dg_terms += (ds_pre * s_prev[e]).abs();
                 ds[e] = g * ds_pre;
             }
         }
         grads.dg[step] = dg;
+        grads.dg_terms[step] = dg_terms;
     }
     grads.ds0 = ds;
     grads

@@ -167,4 +167,10 @@ pub struct Gradients {
     pub dconv: Array2<f64>,
     /// `[N, kk − 1, C]`, present when the inputs had `conv_state`.
     pub dconv_state: Option<Array3<f64>>,
+    /// `[B, T, nv]`: not a gradient, the magnitude of the terms behind each `da`. `dℓ_t = g·⟨dS', S_{t−1}⟩`
+    /// is a sum over the state's `dk·dv` elements; this is `da` with that sum taken over the
+    /// terms' magnitudes `|dS'_ij S_{t−1,ij}|` (so `|da| ≤ da_terms`). Where the two differ by far,
+    /// the sum cancels, and any arithmetic's rounding of the terms shows in `da` scaled by that
+    /// ratio (gdn-check's bars for rounded operands read it).
+    pub da_terms: Array3<f64>,
 }

@@ -73,6 +73,7 @@ impl Layer {
             dnorm: Array1::from(g.dnorm),
             dconv: shaped(ndarray::Ix2(c.channels(), c.kk), g.dconv),
             dconv_state: inputs.conv_state.as_ref().map(|s| shaped(s.raw_dim(), g.dconv_state)),
+            da_terms: shaped(inputs.a.raw_dim(), g.da_terms),
         })
     }
 }
