@@ -1,11 +1,64 @@
 //! One layer call of `gdn-check run` on the device: a [`Tape`] where the batch fits the device's
 //! binding and buffer limits, else a [`WindowedTape`] cutting it into windows that do — so that
-//! every batch that fits the device's memory runs, and is timed, the same way.
+//! every batch that fits the device's memory runs, and is timed, the same way. Before anything is
+//! allocated or drawn, [`check_memory`] refuses a batch whose tensors (and, on a software adapter,
+//! whose tape) would not fit the host's memory.
 
 use crate::case::{Case, DeviceResults};
 use crate::spot_check::WholeTensors;
 use gdn_train::{Clock, Context, Error, Pass, Tape, TapeOptions, WindowedTape};
 use std::time::Duration;
+
+/// Bytes of host memory `gdn-check run` holds for a call over `case`: the inputs and output
+/// gradients it uploads and the outputs and gradients it reads back, in f32.
+fn host_bytes(case: &Case) -> u64 {
+    let c = &case.config;
+    let words_per_token = 2 * c.channels() + 4 * c.value_width() + 4 * c.nv;
+    (case.batch.tokens().unwrap_or(usize::MAX) as u64).saturating_mul(4 * words_per_token as u64)
+}
+
+/// The host's available memory, where the system says (Linux's `MemAvailable`).
+fn host_available() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
+    line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
+}
+
+/// Refuses, naming both sizes, a call over `case` whose host tensors would not fit the host's
+/// available memory, checked before anything is planned; then one whose tape (planned, not
+/// allocated) would not fit with them on a software adapter, whose device memory is the host's.
+/// Returns the planned windows and device bytes.
+pub fn check_memory(ctx: &Context, case: &Case) -> Result<(usize, u64), String> {
+    let gib = |bytes: u64| bytes as f64 / f64::from(1u32 << 30);
+    let available = host_available();
+    let over = |needed: u64, what: &str| match available {
+        Some(available) if needed > available => Err(format!(
+            "the batch needs {:.1} GiB of host memory ({what}), more than the {:.1} GiB this machine has available",
+            gib(needed),
+            gib(available)
+        )),
+        _ => Ok(()),
+    };
+    let host = host_bytes(case);
+    over(host, "its tensors, which gdn-check uploads and reads back")?;
+    let options = TapeOptions {
+        initial_state: case.h0,
+        final_state_grad: case.dht,
+        family: Some(case.family),
+        precision: case.precision,
+        storage: case.storage,
+        ..TapeOptions::default()
+    };
+    let (windows, device) =
+        WindowedTape::planned(ctx, case.config, case.batch.clone(), options, None).map_err(|e| e.to_string())?;
+    if ctx.is_software() {
+        over(
+            host.saturating_add(device),
+            "its tensors and its tape: a software adapter's device memory is the host's",
+        )?;
+    }
+    Ok((windows, device))
+}
 
 /// The whole batch on the device.
 pub enum LayerCall {

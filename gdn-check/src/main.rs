@@ -193,6 +193,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
             .ok_or_else(|| format!("unknown storage {:?}; storages: f32, bf16, f16", args.storage))?,
         seed: args.seed,
     };
+    gdn_check::layer_call::check_memory(&ctx, &whole)?;
     let call = LayerCall::new(&ctx, &whole).map_err(|e| e.to_string())?;
     if call.windows() > 1 {
         println!(

@@ -71,6 +71,22 @@ impl WindowedTape {
         Self::build(ctx, config, batch, options, most_tokens, &[])
     }
 
+    /// The windows [`WindowedTape::new`] would cut the batch into and the device memory their tapes
+    /// would hold, from their plans alone: nothing is allocated (what fits, before anything is
+    /// spent). Fails as `new` does.
+    pub fn planned(
+        ctx: &Context,
+        config: LayerConfig,
+        batch: Batch,
+        options: TapeOptions,
+        most_tokens: Option<usize>,
+    ) -> Result<(usize, u64)> {
+        config.validate()?;
+        let offsets = gdn_ref::Sequences::new(&batch, None)?.offsets().to_vec();
+        let cut = cut(ctx, &config, &offsets, &options, most_tokens, 1)?;
+        Ok((cut.len(), cut.iter().map(|(_, bytes)| bytes).sum()))
+    }
+
     /// [`WindowedTape::new`] or [`WindowedTape::with_caller_buffers`] (`caller` non-empty).
     fn build(
         ctx: &Context,
@@ -84,47 +100,14 @@ impl WindowedTape {
         let offsets = gdn_ref::Sequences::new(&batch, None)?.offsets().to_vec();
         let given = device::checked(ctx, &config, &offsets, &options, caller)?;
         let granule = device::granule(ctx, &given);
-        let total = *offsets.last().expect("offsets start at 0");
-        if most_tokens == Some(0) {
-            return Err(Error::Config { name: "most_tokens", reason: "must be at least 1".into() });
-        }
-        let window_options =
-            TapeOptions { initial_state: true, final_state_grad: options.backward, conv_state: true, ..options };
-        let fits = |tokens: &Range<usize>| -> Result<()> {
-            let local = local_offsets(&pieces(&offsets, tokens.clone()), tokens.start);
-            laid_out(ctx, &config, &local, &window_options).map(|_| ())
-        };
         let mut windows = Vec::new();
-        let mut start = 0;
-        while start < total {
-            let mut end = most_tokens.map_or(total, |most| total.min(start + most));
-            if let Err(e) = fits(&(start..end)) {
-                if !matches!(e, Error::Limit { .. }) || end == start + 1 {
-                    return Err(e);
-                }
-                // The longest window from `start` that fits: `good` fits, `bad` does not.
-                let (mut good, mut bad) = (start, end);
-                while bad - good > 1 {
-                    let mid = good + (bad - good) / 2;
-                    if fits(&(start..mid)).is_ok() { good = mid } else { bad = mid }
-                }
-                end = good;
-            }
-            // Where caller buffers are bound, a window's rows must start at an aligned offset.
-            if end < total {
-                end = start + (end - start) / granule * granule;
-            }
-            if end == start {
-                let shortest = start + granule.min(total - start);
-                return Err(fits(&(start..shortest)).expect_err("the shortest window was refused"));
-            }
-            let pieces = pieces(&offsets, start..end);
-            let local = local_offsets(&pieces, start);
-            let callers = device::window_callers(&config, &given, start);
-            let tape =
-                Tape::with_caller_buffers(ctx, config, Batch::Packed { cu_seqlens: local }, window_options, &callers)?;
-            windows.push(Window { tape, tokens: start..end, pieces });
-            start = end;
+        for (tokens, _) in cut(ctx, &config, &offsets, &options, most_tokens, granule)? {
+            let pieces = pieces(&offsets, tokens.clone());
+            let local = local_offsets(&pieces, tokens.start);
+            let callers = device::window_callers(&config, &given, tokens.start);
+            let batch = Batch::Packed { cu_seqlens: local };
+            let tape = Tape::with_caller_buffers(ctx, config, batch, window_options(&options), &callers)?;
+            windows.push(Window { tape, tokens, pieces });
         }
         let sequences = offsets.len() - 1;
         let final_conv_state_grad = vec![0.0; sequences * window_len(&config)];
@@ -274,6 +257,62 @@ impl WindowedTape {
             dconv_state: self.options.conv_state.then_some(dwindow),
         })
     }
+}
+
+/// A window's tape options: room for the states and conv windows it carries in and out.
+fn window_options(options: &TapeOptions) -> TapeOptions {
+    TapeOptions { initial_state: true, final_state_grad: options.backward, conv_state: true, ..*options }
+}
+
+/// The batch (`offsets`) cut greedily into the longest windows whose plans fit the device's limits,
+/// at most `most_tokens` long, every boundary but the end a multiple of `granule` tokens; each with
+/// the bytes its tape would hold. Fails with the limit that stops the shortest window.
+fn cut(
+    ctx: &Context,
+    config: &LayerConfig,
+    offsets: &[usize],
+    options: &TapeOptions,
+    most_tokens: Option<usize>,
+    granule: usize,
+) -> Result<Vec<(Range<usize>, u64)>> {
+    if most_tokens == Some(0) {
+        return Err(Error::Config { name: "most_tokens", reason: "must be at least 1".into() });
+    }
+    let window_options = window_options(options);
+    let plan = |tokens: &Range<usize>| -> Result<u64> {
+        let local = local_offsets(&pieces(offsets, tokens.clone()), tokens.start);
+        let plan = laid_out(ctx, config, &local, &window_options)?;
+        Ok(plan.buffers.iter().map(|spec| 4 * spec.words().max(1) as u64).sum())
+    };
+    let total = *offsets.last().expect("offsets start at 0");
+    let mut windows = Vec::new();
+    let mut start = 0;
+    while start < total {
+        let mut end = most_tokens.map_or(total, |most| total.min(start + most));
+        if let Err(e) = plan(&(start..end)) {
+            if !matches!(e, Error::Limit { .. }) || end == start + 1 {
+                return Err(e);
+            }
+            // The longest window from `start` that fits: `good` fits, `bad` does not.
+            let (mut good, mut bad) = (start, end);
+            while bad - good > 1 {
+                let mid = good + (bad - good) / 2;
+                if plan(&(start..mid)).is_ok() { good = mid } else { bad = mid }
+            }
+            end = good;
+        }
+        // Where caller buffers are bound, a window's rows must start at an aligned offset.
+        if end < total {
+            end = start + (end - start) / granule * granule;
+        }
+        if end == start {
+            let shortest = start + granule.min(total - start);
+            return Err(plan(&(start..shortest)).expect_err("the shortest window was refused"));
+        }
+        windows.push((start..end, plan(&(start..end))?));
+        start = end;
+    }
+    Ok(windows)
 }
 
 impl WindowedTape {
