@@ -343,11 +343,11 @@ impl Kernel {
             }
             // dγ per token (and coop.wgsl's record, which it does not use).
             Kernel::CoopGate => COOP_FLOATS + MAX_CHUNK,
-            // decode_step: q̂ and k̂ and the raw o of every token, the column partials, the
+            // decode_step: q̂ and k̂ and the raw o of every token, the two column partials, the
             // workgroup sums' two levels (vec2s).
             Kernel::DecodeStep => {
                 let t = Tiling::decode(dims);
-                MAX_DECODE_TOKENS * (2 * dims.dk + dims.dv) + t.ty * t.columns() + 2 * (DECODE_THREADS + 16)
+                MAX_DECODE_TOKENS * (2 * dims.dk + dims.dv) + 2 * t.ty * t.columns() + 2 * (DECODE_THREADS + 16)
             }
             _ => 0,
         };

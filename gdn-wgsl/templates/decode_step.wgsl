@@ -13,8 +13,10 @@
 // (BLOCKS column blocks each). VEC threads hold a tile in registers, TX across columns and TY across
 // rows: a thread holds rows ty + i·TY and columns col0 + tx + c·TX, so a warp's loads of a state row
 // are contiguous. The next tile's loads are issued before this tile's arithmetic, so they overlap
-// it. Per token, k̂ᵀ(gS) and q̂ᵀS reduce over the TY row groups through `red`; row group 0 keeps the
-// raw o of its columns in `o_raw`, which the RMSNorm reads once a value head's last block is done.
+// it. Per token, k̂ᵀ(gS) and q̂ᵀS reduce over the TY row groups through `red_k` and `red_q` (two
+// arrays, so two barriers a token: each array is rewritten only a barrier after its last read); row
+// group 0 keeps the raw o of its columns in `o_raw`, which the RMSNorm reads once a value head's last
+// block is done.
 //
 // Layouts: slots [seqs]; qkv [seqs, T, C]; z, out [seqs, T, nv·DV]; gate_inputs a then b, each
 // [seqs, T, nv]; params a_log [nv] | dt_bias [nv] | norm [DV] | conv [C, kk];
@@ -28,7 +30,8 @@ const TILE: u32 = RY * RX;
 
 var<workgroup> qk: array<f32, 2u * MAX_TOKENS * DK>;
 var<workgroup> o_raw: array<f32, MAX_TOKENS * DV>;
-var<workgroup> red: array<f32, TY * CB>;
+var<workgroup> red_k: array<f32, TY * CB>;
+var<workgroup> red_q: array<f32, TY * CB>;
 var<workgroup> sum_all: array<vec2<f32>, VEC>;
 var<workgroup> sum_parts: array<vec2<f32>, PARTS>;
 
@@ -169,44 +172,40 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                     s[i * RX + c] = s[i * RX + c] * g;
                     acc = acc + s[i * RX + c] * hat(1u, t, ty + i * TY);
                 }
-                red[ty * CB + tx + c * TX] = acc;
+                red_k[ty * CB + tx + c * TX] = acc;
             }
             workgroupBarrier();
-            var u: array<f32, RX>;
+            // u = β (v − k̂ᵀ g S); S += k̂ uᵀ, then q̂ᵀ S.
             for (var c = 0u; c < RX; c = c + 1u) {
                 let col = tx + c * TX;
                 var kv = 0.0;
                 for (var y_group = 0u; y_group < TY; y_group = y_group + 1u) {
-                    kv = kv + red[y_group * CB + col];
+                    kv = kv + red_k[y_group * CB + col];
                 }
-                u[c] = beta * (v[c] * f32(col0 + col < DV) - kv);
-            }
-            workgroupBarrier();
-            // S += k̂ uᵀ, then q̂ᵀ S.
-            for (var c = 0u; c < RX; c = c + 1u) {
+                let u = beta * (v[c] * f32(col0 + col < DV) - kv);
                 var acc = 0.0;
                 for (var i = 0u; i < RY; i = i + 1u) {
-                    s[i * RX + c] = s[i * RX + c] + hat(1u, t, ty + i * TY) * u[c];
+                    s[i * RX + c] = s[i * RX + c] + hat(1u, t, ty + i * TY) * u;
                     acc = acc + s[i * RX + c] * hat(0u, t, ty + i * TY);
                 }
-                red[ty * CB + tx + c * TX] = acc;
+                red_q[ty * CB + col] = acc;
             }
+            // red_k is rewritten next token, after the barrier below that follows every read of it.
             workgroupBarrier();
-            // The raw o of this block's columns; row group 0 keeps it.
+            // The raw o of this block's columns; row group 0 keeps it. red_q is rewritten next token
+            // only after the barrier above has followed these reads.
             if (ty == 0u) {
                 for (var c = 0u; c < RX; c = c + 1u) {
                     let col = col0 + tx + c * TX;
                     var o = 0.0;
                     for (var y_group = 0u; y_group < TY; y_group = y_group + 1u) {
-                        o = o + red[y_group * CB + tx + c * TX];
+                        o = o + red_q[y_group * CB + tx + c * TX];
                     }
                     if (col < DV) {
                         o_raw[t * DV + col] = o;
                     }
                 }
             }
-            // The next token's first reduction rewrites `red`; the RMSNorm reads `o_raw`.
-            workgroupBarrier();
         }
         let at = state_at(slot, h);
         for (var i = 0u; i < RY; i = i + 1u) {
@@ -218,9 +217,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 }
             }
         }
-        // Value head h is complete: its gated RMSNorm, as norm_forward computes it. The next
-        // head's tiles rewrite o_raw only after barriers that follow these reads.
+        // Value head h is complete: its gated RMSNorm, as norm_forward computes it, once row group
+        // 0's writes of o_raw are done. The next head's tiles rewrite o_raw only after barriers that
+        // follow these reads.
         if (j % BLOCKS == BLOCKS - 1u) {
+            workgroupBarrier();
             for (var t = 0u; t < steps; t = t + 1u) {
                 let row = (start + t) * width + h * DV;
                 var sq = 0.0;
