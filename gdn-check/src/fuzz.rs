@@ -132,8 +132,9 @@ pub struct Campaign {
     /// Cases run, shrinking steps included.
     pub cases_run: usize,
     /// The worst error per tensor and whether it was judged (`true`: against a bar; `false`: only
-    /// reported, see [`crate::bar`]), with the case that produced it.
-    pub worst: BTreeMap<(Tensor, bool), (f64, Case)>,
+    /// reported, see [`crate::bar`]), with the factor its sums' cancellation widened that case's
+    /// bar by ([`crate::TensorError::cancellation`]) and the case that produced it.
+    pub worst: BTreeMap<(Tensor, bool), (f64, f64, Case)>,
     /// Why the campaign failed, if it did.
     pub failure: Option<Failure>,
 }
@@ -148,12 +149,14 @@ pub struct Failure {
 }
 
 impl Campaign {
-    /// A table: tensor, worst error, bar, the case.
+    /// A table: tensor, worst error, bar (and the factor that case's cancelling sums widened it
+    /// by), the case.
     pub fn table(&self) -> String {
-        let mut out = format!("{:<9} {:>10} {:>8}  case\n", "tensor", "worst", "bar");
-        for ((tensor, _), (error, case)) in &self.worst {
+        let mut out = format!("{:<9} {:>10} {:>16}  case\n", "tensor", "worst", "bar");
+        for ((tensor, _), (error, widened, case)) in &self.worst {
             let bar = show_bar(crate::bar(*tensor, case.precision, case.regime, case.storage));
-            out += &format!("{:<9} {:>10.2e} {:>8}  {case:?}\n", tensor.name(), error, bar);
+            let bar = if *widened > 1.0 { format!("{bar} × {widened:.1}") } else { bar };
+            out += &format!("{:<9} {:>10.2e} {:>16}  {case:?}\n", tensor.name(), error, bar);
         }
         out
     }
@@ -196,8 +199,8 @@ pub fn campaign(
     let mut merged = Campaign { cases_run: 0, worst: BTreeMap::new(), failure: None };
     for part in parts {
         merged.cases_run += part.cases_run;
-        for (key, (error, case)) in part.worst {
-            merged.note(key, error, case);
+        for (key, (error, widened, case)) in part.worst {
+            merged.note(key, error, widened, case);
         }
         merged.failure = merged.failure.or(part.failure);
     }
@@ -210,10 +213,11 @@ pub fn job_seed(seed: u64, job: u32) -> u64 {
 }
 
 impl Campaign {
-    /// Keeps `error` of `key` if it is the worst so far (a NaN always is).
-    fn note(&mut self, key: (Tensor, bool), error: f64, case: Case) {
-        if self.worst.get(&key).is_none_or(|(w, _)| !w.is_nan() && (error.is_nan() || error > *w)) {
-            self.worst.insert(key, (error, case));
+    /// Keeps `error` of `key` (its bar widened by `widened`) if it is the worst so far (a NaN
+    /// always is).
+    fn note(&mut self, key: (Tensor, bool), error: f64, widened: f64, case: Case) {
+        if self.worst.get(&key).is_none_or(|(w, _, _)| !w.is_nan() && (error.is_nan() || error > *w)) {
+            self.worst.insert(key, (error, widened, case));
         }
     }
 }
@@ -236,7 +240,7 @@ fn campaign_job(ctx: &Context, space: &Space, cases: u32, seed: u64, progress: &
         let mut found = found.borrow_mut();
         found.cases_run += 1;
         for e in &report.errors {
-            found.note((e.tensor, e.bar.is_some()), e.error, case.clone());
+            found.note((e.tensor, e.bar.is_some()), e.error, e.cancellation, case.clone());
         }
         if report.passes() { Ok(()) } else { Err(TestCaseError::fail(report.table())) }
     });
