@@ -83,6 +83,10 @@ pub struct Outcome {
     pub errors: Vec<DecodeError>,
     /// The device time of every step, when timed, and how it was measured.
     pub times: Option<(Vec<Duration>, Clock)>,
+    /// When timed, a step's device time in a stream of steps recorded back to back in one compute
+    /// pass (up to [`BACK_TO_BACK`] a pass: the median of up to [`BACK_TO_BACK_PASSES`] passes,
+    /// divided by its steps), and the steps a pass held.
+    pub back_to_back: Option<(Duration, usize)>,
 }
 
 impl Outcome {
@@ -265,23 +269,36 @@ pub fn run(
     add("out", "gdn-ref", &out[..cu[k] * v], want.out.iter().copied().collect());
     add("hT", "gdn-ref", &ht[..k * state_len], want.ht.iter().copied().collect());
     add("conv_state", "gdn-ref", &conv_state[..k * window_len], want.conv_state.iter().copied().collect());
-    let times = if timed { Some(steady_times(ctx, &decoder, schedule).map_err(err)?) } else { None };
-    Ok(Outcome { steps: decoded, errors, times })
+    let (times, back_to_back) = match timed {
+        true => {
+            let (times, clock, back_to_back) = steady_times(ctx, &decoder, schedule).map_err(err)?;
+            (Some((times, clock)), Some(back_to_back))
+        }
+        false => (None, None),
+    };
+    Ok(Outcome { steps: decoded, errors, times, back_to_back })
 }
 
 /// Steps timed after the check, with every sequence at once.
 const TIMED_STEPS: usize = 200;
+/// The most steps a back-to-back timing records in one compute pass (fewer where a pass would
+/// take more than 50 ms: a software adapter's).
+pub const BACK_TO_BACK: usize = 100;
+/// The most back-to-back passes timed (fewer past half a second).
+pub const BACK_TO_BACK_PASSES: usize = 20;
 
 /// The device time of a step of `schedule.sequences` sequences in steady state, on the inputs left
 /// in the decoder (the pool's states change; the check is done by then): back-to-back steps for
 /// half a second first, because an idle GPU runs its first dispatches at low clocks (the H200's
 /// 64-sequence step measured 330 to 1 130 µs when each step was timed as the check ran, between
-/// host round trips), then [`TIMED_STEPS`] timed steps.
+/// host round trips), then [`TIMED_STEPS`] steps timed one at a time (each a pass of its own between
+/// host round trips: a step's latency), then [`BACK_TO_BACK_PASSES`] passes of [`BACK_TO_BACK`]
+/// steps (a step's share of a stream of them, as an engine records many layers' steps).
 fn steady_times(
     ctx: &Context,
     decoder: &Decoder,
     schedule: &Schedule,
-) -> Result<(Vec<Duration>, Clock), gdn_train::Error> {
+) -> Result<(Vec<Duration>, Clock, (Duration, usize)), gdn_train::Error> {
     let slots: Vec<u32> = (0..schedule.sequences.min(schedule.slots) as u32).collect();
     let warm_up = Instant::now();
     while warm_up.elapsed() < Duration::from_millis(500) {
@@ -297,5 +314,14 @@ fn steady_times(
         times.push(time);
         clock = how;
     }
-    Ok((times, clock))
+    let mut sorted = times.clone();
+    sorted.sort();
+    let single = sorted[sorted.len() / 2].max(Duration::from_nanos(1));
+    let steps = (Duration::from_millis(50).as_nanos() / single.as_nanos()).clamp(1, BACK_TO_BACK as u128) as usize;
+    let (started, mut passes) = (Instant::now(), Vec::new());
+    while passes.len() < BACK_TO_BACK_PASSES && (passes.is_empty() || started.elapsed() < Duration::from_millis(500)) {
+        passes.push(decoder.time_steps(&slots, schedule.tokens, steps)?.0);
+    }
+    passes.sort();
+    Ok((times, clock, (passes[passes.len() / 2] / steps as u32, steps)))
 }

@@ -69,6 +69,15 @@ pub fn command(ctx: &Context, args: &DecodeArgs) -> Result<bool, String> {
             2.0 * state_bytes / seconds / 1e9
         );
     }
+    if let Some((step, steps)) = outcome.back_to_back {
+        let seconds = step.as_secs_f64();
+        println!(
+            "back to back, {steps} steps in one compute pass (a stream of steps, as an engine records them), \
+             median pass: {:.2} µs a step; {:.1} GB/s",
+            seconds * 1e6,
+            2.0 * state_bytes / seconds / 1e9
+        );
+    }
     let verdict = outcome.passes();
     println!("\n{}", if verdict { "all tensors within their bars" } else { "SOME TENSORS ARE OVER THEIR BARS" });
     Ok(verdict)

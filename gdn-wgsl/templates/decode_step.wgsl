@@ -105,6 +105,33 @@ fn load_tile(slot: u32, key: u32, j: u32, tx: u32, ty: u32) -> array<f32, TILE> 
     return s;
 }
 
+// What a tile's token needs besides the state, none of it depending on the state: the gates, this
+// thread's v columns (conv + SiLU), and its column's factor of the gated RMSNorm (DV ≤ VEC: one
+// column a thread). Loaded a tile ahead, so that the loads overlap the tile before.
+struct TokenInputs {
+    g: f32,
+    beta: f32,
+    v: array<f32, RX>,
+    norm_gate: f32,
+}
+
+fn token_inputs(slot: u32, start: u32, key: u32, j: u32, t: u32, tx: u32, tid: u32) -> TokenInputs {
+    let h = tile_head(key, j);
+    let col0 = tile_col0(j);
+    let tok = start + t;
+    let e = tok * layer.nv + h;
+    var x: TokenInputs;
+    x.g = exp(log_decay(params[h], gate_inputs[e] + params[layer.nv + h]));
+    x.beta = sigmoid(gate_inputs[layer.tokens * layer.nv + e]);
+    for (var c = 0u; c < RX; c = c + 1u) {
+        let col = min(col0 + tx + c * TX, DV - 1u);
+        x.v[c] = decode_conv(slot, start, tok, 2u * layer.nk * DK + h * DV + col);
+    }
+    let m = min(tid, DV - 1u);
+    x.norm_gate = params[2u * layer.nv + m] * silu(z[tok * layer.nv * DV + h * DV + m]);
+    return x;
+}
+
 @compute @workgroup_size(VEC)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -122,8 +149,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let width = layer.nv * DV;
     let tiles = layer.rep * BLOCKS;
 
-    // The first tile, loaded before the q/k prologue so that the loads overlap it.
+    // The first tile and its first token's inputs, loaded before the q/k prologue so that the
+    // loads overlap it.
     var s = load_tile(slot, key, 0u, tx, ty);
+    var first = token_inputs(slot, start, key, 0u, 0u, tx, tid);
 
     // q̂ and k̂ of every token, as qk_norm_forward computes them.
     for (var t = 0u; t < steps; t = t + 1u) {
@@ -149,22 +178,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         let h = tile_head(key, j);
         let col0 = tile_col0(j);
         var next: array<f32, TILE>;
+        var next_first: TokenInputs;
         if (j + 1u < tiles) {
             next = load_tile(slot, key, j + 1u, tx, ty);
+            next_first = token_inputs(slot, start, key, j + 1u, 0u, tx, tid);
         }
-        let a_log = params[h];
-        let dt_bias = params[layer.nv + h];
+        // The first token's norm factor, kept for the RMSNorm after the token loop.
+        let first_norm_gate = first.norm_gate;
         for (var t = 0u; t < steps; t = t + 1u) {
-            let tok = start + t;
-            let e = tok * layer.nv + h;
-            let g = exp(log_decay(a_log, gate_inputs[e] + dt_bias));
-            let beta = sigmoid(gate_inputs[layer.tokens * layer.nv + e]);
-            // This token's v first, so that its loads overlap the first reduction.
-            var v: array<f32, RX>;
-            for (var c = 0u; c < RX; c = c + 1u) {
-                let col = min(col0 + tx + c * TX, DV - 1u);
-                v[c] = decode_conv(slot, start, tok, 2u * layer.nk * DK + h * DV + col);
+            var x = first;
+            if (t > 0u) {
+                x = token_inputs(slot, start, key, j, t, tx, tid);
             }
+            let g = x.g;
+            let beta = x.beta;
+            let v = x.v;
             // k̂ᵀ (g S), column by column.
             for (var c = 0u; c < RX; c = c + 1u) {
                 var acc = 0.0;
@@ -224,18 +252,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             workgroupBarrier();
             for (var t = 0u; t < steps; t = t + 1u) {
                 let row = (start + t) * width + h * DV;
-                var sq = 0.0;
-                for (var m = tid; m < DV; m = m + VEC) {
-                    let o = o_raw[t * DV + m];
-                    sq = sq + o * o;
+                let o = o_raw[t * DV + min(tid, DV - 1u)] * f32(tid < DV);
+                let rstd = 1.0 / sqrt(workgroup_sum2(tid, vec2<f32>(o * o, 0.0)).x / f32(DV) + layer.rms_eps);
+                var norm_gate = first_norm_gate;
+                if (t > 0u) {
+                    norm_gate = params[2u * layer.nv + min(tid, DV - 1u)] * silu(z[row + min(tid, DV - 1u)]);
                 }
-                let rstd = 1.0 / sqrt(workgroup_sum2(tid, vec2<f32>(sq, 0.0)).x / f32(DV) + layer.rms_eps);
-                for (var m = tid; m < DV; m = m + VEC) {
-                    out[row + m] = o_raw[t * DV + m] * rstd * params[2u * layer.nv + m] * silu(z[row + m]);
+                if (tid < DV) {
+                    out[row + tid] = o * rstd * norm_gate;
                 }
             }
         }
         s = next;
+        first = next_first;
     }
 
     // Every read of this workgroup's conv windows is done; shift them, a channel per thread, oldest
