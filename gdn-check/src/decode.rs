@@ -279,6 +279,10 @@ pub fn run(
     Ok(Outcome { steps: decoded, errors, times, back_to_back })
 }
 
+/// What [`steady_times`] measures: each single step's time and its clock, and a step's share of a
+/// back-to-back pass with the steps that pass held.
+type SteadyTimes = (Vec<Duration>, Clock, (Duration, usize));
+
 /// Steps timed after the check, with every sequence at once.
 const TIMED_STEPS: usize = 200;
 /// The most steps a back-to-back timing records in one compute pass (fewer where a pass would
@@ -298,7 +302,7 @@ fn steady_times(
     ctx: &Context,
     decoder: &Decoder,
     schedule: &Schedule,
-) -> Result<(Vec<Duration>, Clock, (Duration, usize)), gdn_train::Error> {
+) -> Result<SteadyTimes, gdn_train::Error> {
     let slots: Vec<u32> = (0..schedule.sequences.min(schedule.slots) as u32).collect();
     let warm_up = Instant::now();
     while warm_up.elapsed() < Duration::from_millis(500) {
