@@ -298,11 +298,7 @@ pub const BACK_TO_BACK_PASSES: usize = 20;
 /// host round trips), then [`TIMED_STEPS`] steps timed one at a time (each a pass of its own between
 /// host round trips: a step's latency), then [`BACK_TO_BACK_PASSES`] passes of [`BACK_TO_BACK`]
 /// steps (a step's share of a stream of them, as an engine records many layers' steps).
-fn steady_times(
-    ctx: &Context,
-    decoder: &Decoder,
-    schedule: &Schedule,
-) -> Result<SteadyTimes, gdn_train::Error> {
+fn steady_times(ctx: &Context, decoder: &Decoder, schedule: &Schedule) -> Result<SteadyTimes, gdn_train::Error> {
     let slots: Vec<u32> = (0..schedule.sequences.min(schedule.slots) as u32).collect();
     let warm_up = Instant::now();
     while warm_up.elapsed() < Duration::from_millis(500) {
