@@ -143,15 +143,19 @@ impl Case {
     /// A device tape for the case's layer and batch, nothing uploaded: creating it checks the
     /// shape against the device before anything is drawn.
     pub fn empty_tape(&self, ctx: &Context) -> Result<Tape, gdn_train::Error> {
-        let options = TapeOptions {
+        Tape::new(ctx, self.config, self.batch.clone(), self.tape_options())
+    }
+
+    /// The options of the case's tape: its states, family, precision and storage.
+    pub fn tape_options(&self) -> TapeOptions {
+        TapeOptions {
             initial_state: self.h0,
             final_state_grad: self.dht,
             family: Some(self.family),
             precision: self.precision,
             storage: self.storage,
             ..TapeOptions::default()
-        };
-        Tape::new(ctx, self.config, self.batch.clone(), options)
+        }
     }
 
     /// Uploads `draw` into `tape`: parameters, inputs and output gradients.

@@ -6,7 +6,7 @@
 
 use crate::case::{Case, DeviceResults};
 use crate::spot_check::WholeTensors;
-use gdn_train::{Clock, Context, Error, Pass, Tape, TapeOptions, WindowedTape};
+use gdn_train::{Clock, Context, Error, Pass, Tape, WindowedTape};
 use std::time::Duration;
 
 /// Bytes of host memory `gdn-check run` holds for a call over `case`: the inputs and output
@@ -41,16 +41,8 @@ pub fn check_memory(ctx: &Context, case: &Case) -> Result<(usize, u64), String> 
     };
     let host = host_bytes(case);
     over(host, "its tensors, which gdn-check uploads and reads back")?;
-    let options = TapeOptions {
-        initial_state: case.h0,
-        final_state_grad: case.dht,
-        family: Some(case.family),
-        precision: case.precision,
-        storage: case.storage,
-        ..TapeOptions::default()
-    };
-    let (windows, device) =
-        WindowedTape::planned(ctx, case.config, case.batch.clone(), options, None).map_err(|e| e.to_string())?;
+    let (windows, device) = WindowedTape::planned(ctx, case.config, case.batch.clone(), case.tape_options(), None)
+        .map_err(|e| e.to_string())?;
     if ctx.is_software() {
         over(
             host.saturating_add(device),
@@ -74,15 +66,7 @@ impl LayerCall {
     pub fn new(ctx: &Context, case: &Case) -> Result<Self, Error> {
         match case.empty_tape(ctx) {
             Err(Error::Limit { .. }) => {
-                let options = TapeOptions {
-                    initial_state: case.h0,
-                    final_state_grad: case.dht,
-                    family: Some(case.family),
-                    precision: case.precision,
-                    storage: case.storage,
-                    ..TapeOptions::default()
-                };
-                WindowedTape::new(ctx, case.config, case.batch.clone(), options, None)
+                WindowedTape::new(ctx, case.config, case.batch.clone(), case.tape_options(), None)
                     .map(|w| Self::Windowed(Box::new(w)))
             }
             tape => tape.map(|t| Self::Whole(Box::new(t))),

@@ -37,6 +37,7 @@ mod case;
 pub mod chart_font;
 pub mod decode;
 pub mod decode_command;
+pub mod engine_arena;
 pub mod fuzz;
 #[allow(unsafe_code)]
 pub mod kernel_stats;

@@ -55,6 +55,14 @@ impl WholeTensors {
     }
 }
 
+/// The sequences and tokens of a spot-checked call's batch (`gdn-check run`'s: always fixed).
+fn fixed(whole: &Case) -> (usize, usize) {
+    match whole.batch {
+        Batch::Fixed { b, t } => (b, t),
+        Batch::Packed { .. } => unreachable!("a spot-checked call has a fixed batch"),
+    }
+}
+
 /// `count` of `0..n`, evenly spread, the last included (all of them when `count ≥ n`).
 fn spread(n: usize, count: usize) -> Vec<usize> {
     match count.min(n) {
@@ -159,14 +167,14 @@ impl Spots {
 
     /// The sample as a case: `whole`'s options over the sampled sequences and heads.
     pub fn case(&self, whole: &Case) -> Case {
-        let Batch::Fixed { t, .. } = whole.batch else { unreachable!("a spot-checked call has a fixed batch") };
+        let (_, t) = fixed(whole);
         Case { config: self.config(&whole.config), batch: Batch::Fixed { b: self.sequences.len(), t }, ..whole.clone() }
     }
 
     /// The whole call's tensors: the sample's draw ([`Spots::case`]'s) at its cells, scrambled
     /// copies of it elsewhere.
     pub fn whole_tensors(&self, whole: &Case) -> WholeTensors {
-        let Batch::Fixed { b, t } = whole.batch else { unreachable!("a spot-checked call has a fixed batch") };
+        let (b, t) = fixed(whole);
         let c = &whole.config;
         let draw = self.case(whole).draw();
         let embedded = |tensor: Tensor, len: usize| embed(len, &self.map(c, t, tensor), &draw.caller_values(tensor));
@@ -193,7 +201,7 @@ impl Spots {
     /// The tensors whose sample the reference can reproduce: all but the parameter gradients
     /// summed over sequences the sample lacks (and `dnorm`, over value heads it lacks).
     fn comparable(&self, whole: &Case, tensor: Tensor) -> bool {
-        let Batch::Fixed { b, .. } = whole.batch else { unreachable!("a spot-checked call has a fixed batch") };
+        let (b, _) = fixed(whole);
         let (every_sequence, every_head) = (self.sequences.len() == b, self.heads.len() == whole.config.nk);
         match tensor {
             Tensor::DaLog | Tensor::DdtBias | Tensor::Dconv => every_sequence,
@@ -205,7 +213,7 @@ impl Spots {
     /// Compares the sample's part of `device` (the whole call's results) with the reference over
     /// the sample; returns the report and the tensors left out of it ([`Spots::comparable`]).
     pub fn check(&self, whole: &Case, device: &DeviceResults) -> Result<(Report, Vec<Tensor>), CaseError> {
-        let Batch::Fixed { t, .. } = whole.batch else { unreachable!("a spot-checked call has a fixed batch") };
+        let (_, t) = fixed(whole);
         let sample = self.case(whole);
         let draw = sample.draw();
         let layer = Layer::new(sample.config, draw.params.clone())?;

@@ -7,14 +7,11 @@
 //! (lavapipe in CI) and fails when there is none.
 
 use gdn_check::Case;
+use gdn_check::engine_arena::Arena;
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, Layer, LayerConfig, Role, Tensor};
 use gdn_train::{CallerBuffer, Error, Family, Precision, Storage, Tape, TapeOptions};
-
-/// Bytes the engine leaves between two tensors, filled with a sentinel the layer must not touch.
-const GAP: u64 = 256;
-const SENTINEL: f32 = 12345.0;
 
 fn case(family: Family) -> Case {
     Case {
@@ -30,98 +27,53 @@ fn case(family: Family) -> Case {
     }
 }
 
-/// The engine's arena: every tensor the tape has, one after the other at aligned offsets with a
-/// gap before each; returns the buffer and each tensor's (offset, words).
-fn arena(device: &wgpu::Device, tape: &Tape, align: u64) -> (wgpu::Buffer, Vec<(Tensor, u64, usize)>) {
-    let mut at = 0u64;
-    let mut places = Vec::new();
-    for tensor in Tensor::ALL.into_iter().filter(|&t| tape.len(t) > 0) {
-        at = (at + GAP).next_multiple_of(align);
-        places.push((tensor, at, tape.len(tensor)));
-        at += 4 * tape.len(tensor) as u64;
-    }
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("engine arena"),
-        size: (at + GAP).next_multiple_of(4),
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    (buffer, places)
-}
-
-fn read_all(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buffer) -> Vec<f32> {
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("engine read-back"),
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    queue.submit([encoder.finish()]);
-    staging.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("mapped"));
-    device.poll(wgpu::PollType::wait_indefinitely()).expect("the queue finishes");
-    let view = staging.slice(..).get_mapped_range().expect("mapped");
-    bytemuck::pod_collect_to_vec::<u8, f32>(&view)
-}
-
 #[test]
 fn an_engine_s_own_device_and_sub_allocated_buffers_match_the_reference() {
     let (ctx, device, queue) = gdn_check::engine_device(|adapter| adapter);
-    let align = u64::from(device.limits().min_storage_buffer_offset_alignment);
     for family in Family::ALL {
         let case = case(family);
         let options =
             TapeOptions { initial_state: true, final_state_grad: true, family: Some(family), ..TapeOptions::default() };
         // A plain tape tells the engine how long each tensor is.
         let sizes = Tape::new(&ctx, case.config, case.batch.clone(), options).unwrap();
-        let (buffer, places) = arena(&device, &sizes, align);
+        let lens: Vec<_> = Tensor::ALL.into_iter().filter(|&t| sizes.len(t) > 0).map(|t| (t, sizes.len(t))).collect();
+        let arena = Arena::new(&device, &queue, &lens);
         let own_bytes = sizes.device_bytes();
         drop(sizes);
-        let caller: Vec<CallerBuffer> =
-            places.iter().map(|&(tensor, offset, _)| CallerBuffer { tensor, buffer: buffer.clone(), offset }).collect();
-        let tape = Tape::with_caller_buffers(&ctx, case.config, case.batch.clone(), options, &caller).unwrap();
+        let tape =
+            Tape::with_caller_buffers(&ctx, case.config, case.batch.clone(), options, &arena.caller_buffers()).unwrap();
         // The tape allocates none of the caller's tensors (only copies of those a dispatch writes
         // beside a tensor of the same buffer that it reads, as norm_forward writes out beside z).
-        let arena_bytes: u64 = places.iter().map(|&(_, _, words)| 4 * words as u64).sum();
+        let arena_bytes: u64 = arena.places.iter().map(|&(_, _, words)| 4 * words as u64).sum();
         let saved = own_bytes.saturating_sub(tape.device_bytes());
         assert!(saved >= arena_bytes / 2, "{saved} bytes fewer than a tape of its own, of {arena_bytes} in the arena");
 
-        // The engine fills its arena itself: the sentinel everywhere, then the drawn inputs.
+        // The engine fills its arena itself (the sentinel everywhere, then the drawn inputs).
         let draw = case.draw();
-        queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&vec![SENTINEL; (buffer.size() / 4) as usize]));
-        for &(tensor, offset, _) in &places {
+        for &(tensor, offset, _) in &arena.places {
             if !tensor.caller_written() {
                 assert!(matches!(tensor.role(), Role::Output | Role::Gradient), "{tensor:?} is written by the layer");
                 continue;
             }
             let values = draw.caller_values(tensor);
-            queue.write_buffer(&buffer, offset, bytemuck::cast_slice(&values));
+            queue.write_buffer(&arena.buffer, offset, bytemuck::cast_slice(&values));
         }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("engine step") });
         tape.encode_forward(&mut encoder);
         tape.encode_backward(&mut encoder).unwrap();
         queue.submit([encoder.finish()]);
-        let got = read_all(&device, &queue, &buffer);
+        let got = arena.read(&device, &queue);
 
         let layer = Layer::new(case.config, draw.params.clone()).unwrap();
         let (want, grads) = (layer.forward(&draw.inputs).unwrap(), layer.backward(&draw.inputs, &draw.grads).unwrap());
         for e in case.expectations(&draw, &want, &grads) {
-            let &(_, offset, words) = places.iter().find(|p| p.0 == e.tensor).expect("in the arena");
-            let first = (offset / 4) as usize;
-            let values: Vec<f64> = got[first..first + words].iter().map(|&v| f64::from(v)).collect();
-            let error = relative_error_f32(&values, &e.values);
+            let error = relative_error_f32(&arena.values(&got, e.tensor), &e.values);
             let bar = e.bar.unwrap() * e.cancellation;
             println!("{family:?} {:<9} {error:.2e} (bar {bar:.1e})", e.tensor.name());
             assert!(error <= bar, "{family:?}: {} at {error:.2e}, over its bar {bar:.1e}", e.tensor.name());
         }
         // Nothing outside the tensors' ranges was written.
-        let mut inside = vec![false; got.len()];
-        for &(_, offset, words) in &places {
-            inside[(offset / 4) as usize..][..words].iter_mut().for_each(|i| *i = true);
-        }
-        let touched = got.iter().zip(&inside).filter(|&(&v, &inside)| !inside && v != SENTINEL).count();
-        assert_eq!(touched, 0, "{family:?}: words outside every tensor changed");
+        assert_eq!(arena.touched_outside(&got), 0, "{family:?}: words outside every tensor changed");
     }
 }
 

@@ -4,13 +4,12 @@
 //! small limit, refused by a `Tape` and run in windows. Runs on whatever adapter `Context::new`
 //! finds (lavapipe in CI) and fails when there is none.
 
+use gdn_check::engine_arena::Arena;
 use gdn_check::{Case, DeviceResults};
 use gdn_ref::compare::relative_error_f32;
 use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, Layer, LayerConfig, Tensor};
-use gdn_train::{
-    CallerBuffer, Context, Error, Family, Inputs, Params, Precision, Storage, Tape, TapeOptions, WindowedTape,
-};
+use gdn_train::{Context, Error, Family, Inputs, Params, Precision, Storage, Tape, TapeOptions, WindowedTape};
 
 fn case(config: LayerConfig, batch: Batch, family: Family) -> Case {
     Case {
@@ -94,46 +93,6 @@ fn a_batch_over_the_binding_limit_runs_in_windows() {
     assert!(windows > 2, "{windows} windows");
 }
 
-/// Bytes an engine leaves between two tensors of its arena, holding a sentinel nothing may touch.
-const GAP: u64 = 256;
-const SENTINEL: f32 = 4321.0;
-
-/// An engine's arena for the whole batch: every tensor `has` at an aligned offset after a gap, in
-/// one buffer larger than the binding limit; returns it and each tensor's (offset, words).
-fn arena(device: &wgpu::Device, lens: &[(Tensor, usize)]) -> (wgpu::Buffer, Vec<(Tensor, u64, usize)>) {
-    let align = u64::from(device.limits().min_storage_buffer_offset_alignment);
-    let mut at = 0u64;
-    let mut places = Vec::new();
-    for &(tensor, words) in lens {
-        at = (at + GAP).next_multiple_of(align);
-        places.push((tensor, at, words));
-        at += 4 * words as u64;
-    }
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("engine arena"),
-        size: at + GAP,
-        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    (buffer, places)
-}
-
-fn read_all(device: &wgpu::Device, queue: &wgpu::Queue, buffer: &wgpu::Buffer) -> Vec<f32> {
-    let staging = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("engine read-back"),
-        size: buffer.size(),
-        usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
-    encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
-    queue.submit([encoder.finish()]);
-    staging.slice(..).map_async(wgpu::MapMode::Read, |r| r.expect("mapped"));
-    device.poll(wgpu::PollType::wait_indefinitely()).expect("the queue finishes");
-    let view = staging.slice(..).get_mapped_range().expect("mapped");
-    bytemuck::pod_collect_to_vec::<u8, f32>(&view)
-}
-
 #[test]
 fn a_windowed_tape_in_an_engine_s_buffers_records_the_chain_into_its_encoder() {
     let (ctx, device, queue) =
@@ -159,11 +118,10 @@ fn a_windowed_tape_in_an_engine_s_buffers_records_the_chain_into_its_encoder() {
             .map(|t| (t, t.len(&config, tokens, sequences).unwrap()))
             .filter(|&(_, words)| words > 0)
             .collect();
-        let (buffer, places) = arena(&device, &lens);
-        queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&vec![SENTINEL; buffer.size() as usize / 4]));
-        let callers: Vec<CallerBuffer> =
-            places.iter().map(|&(tensor, offset, _)| CallerBuffer { tensor, buffer: buffer.clone(), offset }).collect();
-        let tape = WindowedTape::with_caller_buffers(&ctx, config, batch.clone(), options, None, &callers).unwrap();
+        let arena = Arena::new(&device, &queue, &lens);
+        let tape =
+            WindowedTape::with_caller_buffers(&ctx, config, batch.clone(), options, None, &arena.caller_buffers())
+                .unwrap();
         assert!(tape.windows() > 2, "{} windows", tape.windows());
         let written = |t: Tensor| -> Vec<f32> {
             match t {
@@ -172,16 +130,16 @@ fn a_windowed_tape_in_an_engine_s_buffers_records_the_chain_into_its_encoder() {
                 _ => draw.caller_values(t),
             }
         };
-        for &(tensor, offset, words) in places.iter().filter(|p| p.0.caller_written()) {
+        for &(tensor, offset, words) in arena.places.iter().filter(|p| p.0.caller_written()) {
             let values = written(tensor);
             assert_eq!(values.len(), words, "{}", tensor.name());
-            queue.write_buffer(&buffer, offset, bytemuck::cast_slice(&values));
+            queue.write_buffer(&arena.buffer, offset, bytemuck::cast_slice(&values));
         }
         let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
         tape.encode_forward(&mut encoder).unwrap();
         tape.encode_backward(&mut encoder).unwrap();
         queue.submit([encoder.finish()]);
-        let arena = read_all(&device, &queue, &buffer);
+        let got = arena.read(&device, &queue);
 
         let layer = Layer::new(config, draw.params.clone()).unwrap();
         let want = layer.forward(&draw.inputs).unwrap();
@@ -194,9 +152,7 @@ fn a_windowed_tape_in_an_engine_s_buffers_records_the_chain_into_its_encoder() {
         expected.push((Tensor::FinalConvState, want.conv_state.iter().copied().collect(), 1e-4));
         expected.push((Tensor::DconvState, want_grads.dconv_state.as_ref().unwrap().iter().copied().collect(), 5e-4));
         for (tensor, values, bar) in expected {
-            let &(_, offset, words) = places.iter().find(|p| p.0 == tensor).unwrap();
-            let got: Vec<f64> = arena[offset as usize / 4..][..words].iter().map(|&v| f64::from(v)).collect();
-            let error = relative_error_f32(&got, &values);
+            let error = relative_error_f32(&arena.values(&got, tensor), &values);
             println!(
                 "{family:?} in {} windows, the engine's {:<17} {error:.2e} (bar {bar:.1e})",
                 tape.windows(),
@@ -205,12 +161,7 @@ fn a_windowed_tape_in_an_engine_s_buffers_records_the_chain_into_its_encoder() {
             assert!(error <= bar, "{family:?}: {} error {error:.2e} over {bar:.1e}", tensor.name());
         }
         // The gaps between the engine's tensors are untouched.
-        let mut end = 0usize;
-        for &(_, offset, words) in &places {
-            assert!(arena[end..offset as usize / 4].iter().all(|&v| v == SENTINEL), "a gap before offset {offset}");
-            end = offset as usize / 4 + words;
-        }
-        assert!(arena[end..].iter().all(|&v| v == SENTINEL));
+        assert_eq!(arena.touched_outside(&got), 0, "{family:?}: words outside every tensor changed");
         // Host calls would leave the engine's state ranges stale: refused.
         let host = tape.run_backward(&written(Tensor::Dout), Some(&written(Tensor::Dht)));
         assert!(matches!(host, Err(Error::Unsupported { option: "run_backward", .. })), "{host:?}");

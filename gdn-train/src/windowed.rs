@@ -173,7 +173,7 @@ impl WindowedTape {
         self.on_host("run_forward")?;
         let c = &self.config;
         let (tokens, sequences) = (*self.offsets.last().expect("non-empty"), self.offsets.len() - 1);
-        let (state, window) = (c.nv * c.state_size(), window_len(c));
+        let (state, window) = (state_len(c), window_len(c));
         check("qkv", inputs.qkv, tokens * c.channels())?;
         check("z", inputs.z, tokens * c.value_width())?;
         check("a", inputs.a, tokens * c.nv)?;
@@ -213,7 +213,7 @@ impl WindowedTape {
         self.on_host("run_backward")?;
         let c = &self.config;
         let (tokens, sequences) = (*self.offsets.last().expect("non-empty"), self.offsets.len() - 1);
-        let (state, window) = (c.nv * c.state_size(), window_len(c));
+        let (state, window) = (state_len(c), window_len(c));
         check("dout", dout, tokens * c.value_width())?;
         check_optional("dht", dht, self.options.final_state_grad, sequences * state, "final_state_grad")?;
         // What arrives at the end of each sequence's next piece, walking back: the caller's dhT and
@@ -334,6 +334,11 @@ impl WindowedTape {
 /// The rows `tokens` of a token-major tensor of `width` words per token.
 fn rows<'a>(x: &'a [f32], tokens: &Range<usize>, width: usize) -> &'a [f32] {
     &x[tokens.start * width..tokens.end * width]
+}
+
+/// Words of one sequence's states, `nv·dk·dv`.
+fn state_len(config: &LayerConfig) -> usize {
+    config.nv * config.state_size()
 }
 
 /// Words of one sequence's conv window, `(kk − 1)·C`.

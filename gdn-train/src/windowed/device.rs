@@ -15,7 +15,7 @@
 //! - parameter gradients: each window computes its own; after the backward, the first window's
 //!   are copied into the caller's range and the others added to them (`add_into`).
 
-use super::{Window, WindowedTape};
+use super::{Window, WindowedTape, state_len, window_len};
 use crate::pipelines::KernelPipeline;
 use crate::placement::{CallerBuffer, check};
 use crate::plan::{bind_group, folded};
@@ -30,8 +30,8 @@ use std::sync::Arc;
 pub(super) enum Share {
     /// Token-major, this many words a token: windows bind their rows of the caller's range.
     Rows(usize),
-    /// A row of this many words per sequence: copied between the caller's range and the windows'.
-    PerSequence(usize),
+    /// A row per sequence: copied between the caller's range and the windows'.
+    PerSequence,
     /// A parameter: every window binds the caller's range.
     Parameter,
     /// A parameter's gradient: summed over the windows into the caller's range.
@@ -44,8 +44,8 @@ impl Share {
         match (tensor.role(), tensor) {
             (Role::Parameter, _) => Share::Parameter,
             (Role::Gradient, Tensor::DaLog | Tensor::DdtBias | Tensor::Dnorm | Tensor::Dconv) => Share::Summed,
-            (_, Tensor::H0 | Tensor::ConvState | Tensor::Ht | Tensor::FinalConvState) => Share::PerSequence(words),
-            (_, Tensor::Dht | Tensor::DfinalConvState | Tensor::Dh0 | Tensor::DconvState) => Share::PerSequence(words),
+            (_, Tensor::H0 | Tensor::ConvState | Tensor::Ht | Tensor::FinalConvState) => Share::PerSequence,
+            (_, Tensor::Dht | Tensor::DfinalConvState | Tensor::Dh0 | Tensor::DconvState) => Share::PerSequence,
             _ => Share::Rows(words),
         }
     }
@@ -222,11 +222,11 @@ impl WindowedTape {
         let chain = self.chain("encode_forward")?;
         chain.require(&self.options, &[Role::Input, Role::Parameter, Role::Output], "encode_forward")?;
         let c = &self.config;
-        let carried = [(Tensor::H0, Tensor::Ht), (Tensor::ConvState, Tensor::FinalConvState)];
+        let carried =
+            [(Tensor::H0, Tensor::Ht, state_len(c)), (Tensor::ConvState, Tensor::FinalConvState, window_len(c))];
         for (i, w) in self.windows.iter().enumerate() {
             for (k, p) in w.pieces.iter().enumerate() {
-                for (input, output) in carried {
-                    let Share::PerSequence(width) = Share::of(input, c) else { unreachable!("a per-sequence tensor") };
+                for (input, output, width) in carried {
                     let from = match p.first {
                         true => chain.caller_row(input, p.sequence, width),
                         false => Some(tape_row(
@@ -241,8 +241,7 @@ impl WindowedTape {
             }
             w.tape.encode_forward(encoder);
             for (k, p) in w.pieces.iter().enumerate().filter(|(_, p)| p.tokens.end == self.offsets[p.sequence + 1]) {
-                for (_, output) in carried {
-                    let Share::PerSequence(width) = Share::of(output, c) else { unreachable!("a per-sequence tensor") };
+                for (_, output, width) in carried {
                     if let Some(to) = chain.caller_row(output, p.sequence, width) {
                         copy_or_clear(encoder, Some(tape_row(&w.tape, output, k, width)), to, width);
                     }
@@ -261,13 +260,11 @@ impl WindowedTape {
         let chain = self.chain("encode_backward")?;
         chain.require(&self.options, &[Role::OutputGrad, Role::Gradient], "encode_backward")?;
         let c = &self.config;
-        let carried = [(Tensor::Dht, Tensor::Dh0), (Tensor::DfinalConvState, Tensor::DconvState)];
+        let carried =
+            [(Tensor::Dht, Tensor::Dh0, state_len(c)), (Tensor::DfinalConvState, Tensor::DconvState, window_len(c))];
         for (i, w) in self.windows.iter().enumerate().rev() {
             for (k, p) in w.pieces.iter().enumerate() {
-                for (arriving, leaving) in carried {
-                    let Share::PerSequence(width) = Share::of(arriving, c) else {
-                        unreachable!("a per-sequence tensor")
-                    };
+                for (arriving, leaving, width) in carried {
                     let from = match p.tokens.end == self.offsets[p.sequence + 1] {
                         true => chain.caller_row(arriving, p.sequence, width),
                         false => Some(tape_row(&self.windows[i + 1].tape, leaving, 0, width)),
@@ -277,10 +274,7 @@ impl WindowedTape {
             }
             w.tape.encode_backward(encoder)?;
             for (k, p) in w.pieces.iter().enumerate().filter(|(_, p)| p.first) {
-                for (_, leaving) in carried {
-                    let Share::PerSequence(width) = Share::of(leaving, c) else {
-                        unreachable!("a per-sequence tensor")
-                    };
+                for (_, leaving, width) in carried {
                     if let Some(to) = chain.caller_row(leaving, p.sequence, width) {
                         copy_or_clear(encoder, Some(tape_row(&w.tape, leaving, k, width)), to, width);
                     }
