@@ -50,9 +50,9 @@ fn four_tokens_a_step_match_the_one_shot_forward() {
 }
 
 /// Heads whose columns fill one register tile, several, or end in a partial one (`Tiling::decode`:
-/// at most 32 state elements a thread), with more rows than columns and fewer, one to three value
-/// heads per key head (whose states and conv windows one workgroup walks), one token and a few a
-/// step.
+/// at most 64 state elements a thread), with more rows than columns and fewer, one to three value
+/// heads per key head (whose workgroups share the key head's conv windows, the last to read them
+/// shifting them), one token and a few a step.
 #[test]
 fn every_tiling_matches_the_one_shot_forward() {
     for (nk, nv, dk, dv, tokens) in [
@@ -64,6 +64,9 @@ fn every_tiling_matches_the_one_shot_forward() {
         (1, 2, 128, 128, 1),
         (2, 4, 256, 48, 1),
         (1, 3, 160, 80, 2),
+        (1, 2, 256, 80, 1),
+        (1, 1, 192, 160, 2),
+        (1, 2, 256, 256, 1),
     ] {
         check(LayerConfig::new(nk, nv, dk, dv, 4).unwrap(), &Schedule::lockstep(2, 4, tokens), 45);
     }

@@ -10,16 +10,16 @@
 //! # The kernel, and the race it avoids
 //!
 //! A step is bound by moving the states (each is read and written once: 8 sequences of qwen3-next
-//! are 256 states of 64 KiB) and, at few sequences, by its latency: every dispatch boundary and
-//! every barrier tree is paid once per step. So the step is one dispatch of one workgroup per
-//! (sequence, key head), which owns everything of that pair the step touches: the key head's q and
-//! k conv channels, its value heads' v channels, states and outputs. It computes the conv, SiLU
-//! and L2 norms once per key head, walks its value heads' states in register tiles (the next tile
-//! loading while this one computes), normalises o over a value head's columns from workgroup
-//! memory, and shifts the conv windows once its own reads of them are done. No workgroup reads
-//! what another writes: a key head's windows are read by its value heads, which are all in one
-//! workgroup. Slots are checked distinct on the host before anything is written, so no two
-//! workgroups share a state either.
+//! are 256 states of 64 KiB) and, at few sequences, by its latency: every dispatch boundary, every
+//! barrier tree and every state walked after another is paid once per step. So the step is one
+//! dispatch of one workgroup per (sequence, value head), all of a step's states in flight at once:
+//! each computes its key head's conv, SiLU and L2 norms itself, its state in register tiles (one
+//! where a head fits), normalises o over the head's columns from workgroup memory, and shifts the
+//! conv windows once their reads are done. A value head's v window is read only by its own
+//! workgroup. A key head's q and k windows are read by its `rep` value heads' workgroups: each
+//! counts itself in a per-(sequence, key head) counter once those reads have returned, and the
+//! last to arrive shifts them and sets the counter back to zero. Slots are checked distinct on the
+//! host before anything is written, so no two workgroups share a state either.
 
 use crate::buffers::{read_f32, storage, uniform, write_bytes};
 use crate::pipelines::KernelPipeline;
@@ -86,6 +86,8 @@ pub struct Decoder {
     gate_inputs: wgpu::Buffer,
     params: wgpu::Buffer,
     out: wgpu::Buffer,
+    /// The kernel's per-(sequence, key head) arrival counters, zero between steps.
+    _arrivals: wgpu::Buffer,
 }
 
 impl Decoder {
@@ -112,6 +114,7 @@ impl Decoder {
         let gate_inputs = storage(ctx, "decode gate_inputs", 2 * tokens * nv)?;
         let params_buffer = storage(ctx, "decode params", 2 * nv + config.dv + c * config.kk)?;
         let out = storage(ctx, "decode out", tokens * v)?;
+        let arrivals = storage(ctx, "decode arrivals", capacity.sequences * config.nk)?;
         let buffers = [
             ("layer", &layer),
             ("slots", &slots),
@@ -122,6 +125,7 @@ impl Decoder {
             ("state", pool.state_buffer()),
             ("conv_state", pool.conv_state_buffer()),
             ("out", &out),
+            ("arrivals", &arrivals),
         ];
         let kernel = bind(ctx, Kernel::DecodeStep, dims, &buffers)?;
         let decoder = Self {
@@ -137,6 +141,7 @@ impl Decoder {
             gate_inputs,
             params: params_buffer,
             out,
+            _arrivals: arrivals,
         };
         decoder.write_params(params)?;
         Ok(decoder)
@@ -256,7 +261,7 @@ impl Decoder {
             return Ok(());
         }
         let kernel = &self.kernel;
-        let grid = folded(&self.ctx, kernel.pipeline.source.kernel.name(), slots.len() * self.config.nk)?;
+        let grid = folded(&self.ctx, kernel.pipeline.source.kernel.name(), slots.len() * self.config.nv)?;
         let config = &self.config;
         let layer = LayerUniform {
             tokens: (slots.len() * tokens) as u32,

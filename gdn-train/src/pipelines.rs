@@ -113,7 +113,7 @@ fn build(ctx: &Context, source: KernelSource) -> Result<KernelPipeline> {
                     BindingKind::ReadU32 | BindingKind::ReadF32 | BindingKind::ReadF16 => {
                         wgpu::BufferBindingType::Storage { read_only: true }
                     }
-                    BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16 => {
+                    BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16 | BindingKind::Counters => {
                         wgpu::BufferBindingType::Storage { read_only: false }
                     }
                 },

@@ -25,6 +25,8 @@ pub enum BindingKind {
     ReadF16,
     /// A read-write `array<f16>`.
     WriteF16,
+    /// A read-write `array<atomic<u32>>` (counters that workgroups of one dispatch share).
+    Counters,
 }
 
 impl BindingKind {
@@ -37,13 +39,14 @@ impl BindingKind {
             | BindingKind::WriteF32
             | BindingKind::WriteU32
             | BindingKind::ReadF16
-            | BindingKind::WriteF16 => false,
+            | BindingKind::WriteF16
+            | BindingKind::Counters => false,
         }
     }
 
     /// Whether the kernel writes it (a read-write storage buffer).
     pub fn writes(self) -> bool {
-        matches!(self, BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16)
+        matches!(self, BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16 | BindingKind::Counters)
     }
 }
 
@@ -60,7 +63,7 @@ const fn bind(name: &'static str, kind: BindingKind) -> Binding {
     Binding { name, kind }
 }
 
-use BindingKind::{LayerUniform, ReadF16, ReadF32, ReadU32, ReduceUniform, WriteF16, WriteF32, WriteU32};
+use BindingKind::{Counters, LayerUniform, ReadF16, ReadF32, ReadU32, ReduceUniform, WriteF16, WriteF32, WriteU32};
 
 /// Threads per workgroup of the element-wise kernels.
 pub const ELEMENTS: u32 = 256;
@@ -84,7 +87,7 @@ pub const CHUNK_COLUMNS: u32 = 64;
 /// Threads per workgroup of the decode step.
 pub const DECODE_THREADS: u32 = 256;
 /// State elements a thread of the decode step holds of a tile (and as many of the next one).
-pub const DECODE_TILE: u32 = 32;
+pub const DECODE_TILE: u32 = 64;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
@@ -344,10 +347,10 @@ impl Kernel {
             // dγ per token (and coop.wgsl's record, which it does not use).
             Kernel::CoopGate => COOP_FLOATS + MAX_CHUNK,
             // decode_step: q̂ and k̂ and the raw o of every token, the two column partials, the
-            // workgroup sums' two levels (vec2s).
+            // workgroup sums' two levels (vec2s), the arrival flag.
             Kernel::DecodeStep => {
                 let t = Tiling::decode(dims);
-                MAX_DECODE_TOKENS * (2 * dims.dk + dims.dv) + 2 * t.ty * t.columns() + 2 * (DECODE_THREADS + 16)
+                MAX_DECODE_TOKENS * (2 * dims.dk + dims.dv) + 2 * t.ty * t.columns() + 2 * (DECODE_THREADS + 16) + 1
             }
             _ => 0,
         };
@@ -1076,6 +1079,7 @@ const DECODE_STEP: Spec = Spec {
         bind("state", WriteF32),
         bind("conv_state", WriteF32),
         bind("out", WriteF32),
+        bind("arrivals", Counters),
     ],
 };
 
@@ -1086,6 +1090,7 @@ pub(crate) fn wgsl_declaration(slot: usize, binding: &Binding) -> String {
         ReduceUniform => ("uniform", uniforms::REDUCE_WGSL_NAME),
         ReadU32 => ("storage, read", "array<u32>"),
         WriteU32 => ("storage, read_write", "array<u32>"),
+        Counters => ("storage, read_write", "array<atomic<u32>>"),
         ReadF32 => ("storage, read", "array<f32>"),
         WriteF32 => ("storage, read_write", "array<f32>"),
         ReadF16 => ("storage, read", "array<f16>"),

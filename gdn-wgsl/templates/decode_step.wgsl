@@ -3,25 +3,31 @@
 // L2 norms, the gates, the delta rule on the sequence's recurrent states (read and updated in
 // place in a pool addressed by `slots`), the gated RMSNorm, and the shift of its conv windows.
 //
-// One workgroup per (sequence, key head) owns everything of that pair the step reads or writes:
-// the key head's q and k conv channels, and the v channels, states and outputs of its rep value
-// heads. So nothing it reads is written by another workgroup: it shifts its conv windows itself
-// once its own reads are done (a storageBarrier orders its invocations' reads before the writes),
-// and it normalises o over every column of a value head from workgroup memory — no second dispatch.
+// One workgroup per (sequence, value head): it computes its key head's q̂ and k̂ itself (the rep
+// value heads of a key head each do), then its state in tiles of DK rows × CB columns (BLOCKS
+// column blocks; one where a head fits), and normalises o over the head's columns from workgroup
+// memory. So the step's latency is one workgroup's walk over one state, with every state of the
+// step in flight at once.
 //
-// The rep states are walked in tiles of DK rows × CB columns, value head after value head
-// (BLOCKS column blocks each). VEC threads hold a tile in registers, TX across columns and TY across
-// rows: a thread holds rows ty + i·TY and columns col0 + tx + c·TX, so a warp's loads of a state row
-// are contiguous. The next tile's loads are issued before this tile's arithmetic, so they overlap
-// it. Per token, k̂ᵀ(gS) and q̂ᵀS reduce over the TY row groups through `red_k` and `red_q` (two
-// arrays, so two barriers a token: each array is rewritten only a barrier after its last read); row
-// group 0 keeps the raw o of its columns in `o_raw`, which the RMSNorm reads once a value head's last
-// block is done.
+// The conv windows are shifted in place once read. A value head's v channels are read only by its
+// own workgroup, which shifts them after a storageBarrier. A key head's q and k channels are read
+// by rep workgroups: each counts itself in `arrivals[sequence, key head]` once its q̂ and k̂ are in
+// workgroup memory (so its reads of those windows have returned), and the last to arrive shifts
+// them and sets the count back to zero for the next step.
+//
+// VEC threads hold a tile in registers, TX across columns and TY across rows: a thread holds rows
+// ty + i·TY and columns col0 + tx + c·TX, so a warp's loads of a state row are contiguous. Where a
+// head takes several tiles, the next tile's loads are issued before this tile's arithmetic. Per
+// token, k̂ᵀ(gS) and q̂ᵀS reduce over the TY row groups through `red_k` and `red_q` (two arrays, so
+// two barriers a token: each array is rewritten only a barrier after its last read); row group 0
+// keeps the raw o of its columns in `o_raw`, which the RMSNorm reads once the head's last block is
+// done.
 //
 // Layouts: slots [seqs]; qkv [seqs, T, C]; z, out [seqs, T, nv·DV]; gate_inputs a then b, each
 // [seqs, T, nv]; params a_log [nv] | dt_bias [nv] | norm [DV] | conv [C, kk];
-// state [slots, nv, DK, DV]; conv_state [slots, kk − 1, C], oldest token first.
-// Grid: folded, seqs · nk workgroups.
+// state [slots, nv, DK, DV]; conv_state [slots, kk − 1, C], oldest token first; arrivals
+// [seqs, nk], zero between steps.
+// Grid: folded, seqs · nv workgroups.
 
 const L2_EPS: f32 = 1e-6;
 // Partial sums of a workgroup-wide sum (VEC / PARTS values each).
@@ -34,6 +40,7 @@ var<workgroup> red_k: array<f32, TY * CB>;
 var<workgroup> red_q: array<f32, TY * CB>;
 var<workgroup> sum_all: array<vec2<f32>, VEC>;
 var<workgroup> sum_parts: array<vec2<f32>, PARTS>;
+var<workgroup> last_arrival: u32;
 
 // The sum of `value` over the workgroup, returned to every thread, in two levels (VEC values to
 // PARTS partials to one) and two barriers. Call from uniform control flow. A next call may follow
@@ -71,14 +78,9 @@ fn hat(which: u32, t: u32, row: u32) -> f32 {
     return qk[(2u * t + which) * DK + min(row, DK - 1u)] * f32(row < DK);
 }
 
-// Where tile `j` of key head `key` starts in the state pool, for the sequence in `slot`: its value
-// head's state, then its column block.
-fn tile_head(key: u32, j: u32) -> u32 {
-    return key * layer.rep + j / BLOCKS;
-}
-
+// The first column of tile `j`.
 fn tile_col0(j: u32) -> u32 {
-    return (j % BLOCKS) * CB;
+    return j * CB;
 }
 
 fn state_at(slot: u32, h: u32) -> u32 {
@@ -87,8 +89,8 @@ fn state_at(slot: u32, h: u32) -> u32 {
 
 // This thread's elements of tile `j`: rows ty + i·TY, columns col0 + tx + c·TX (zero outside the
 // state).
-fn load_tile(slot: u32, key: u32, j: u32, tx: u32, ty: u32) -> array<f32, TILE> {
-    let at = state_at(slot, tile_head(key, j));
+fn load_tile(slot: u32, h: u32, j: u32, tx: u32, ty: u32) -> array<f32, TILE> {
+    let at = state_at(slot, h);
     let col0 = tile_col0(j);
     var s: array<f32, TILE>;
     for (var i = 0u; i < RY; i = i + 1u) {
@@ -115,8 +117,7 @@ struct TokenInputs {
     norm_gate: f32,
 }
 
-fn token_inputs(slot: u32, start: u32, key: u32, j: u32, t: u32, tx: u32, tid: u32) -> TokenInputs {
-    let h = tile_head(key, j);
+fn token_inputs(slot: u32, start: u32, h: u32, j: u32, t: u32, tx: u32, tid: u32) -> TokenInputs {
     let col0 = tile_col0(j);
     let tok = start + t;
     let e = tok * layer.nv + h;
@@ -136,23 +137,23 @@ fn token_inputs(slot: u32, start: u32, key: u32, j: u32, t: u32, tx: u32, tid: u
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
     let job = folded(wg, nwg);
-    if (job >= layer.seqs * layer.nk) {
+    if (job >= layer.seqs * layer.nv) {
         return;
     }
-    let key = job % layer.nk;
-    let n = job / layer.nk;
+    let h = job % layer.nv;
+    let n = job / layer.nv;
+    let key = h / layer.rep;
     let slot = slots[n];
     let steps = layer.tokens / layer.seqs;
     let start = n * steps;
     let tx = tid % TX;
     let ty = tid / TX;
-    let width = layer.nv * DV;
-    let tiles = layer.rep * BLOCKS;
+    let row_width = layer.nv * DV;
 
     // The first tile and its first token's inputs, loaded before the q/k prologue so that the
     // loads overlap it.
-    var s = load_tile(slot, key, 0u, tx, ty);
-    var first = token_inputs(slot, start, key, 0u, 0u, tx, tid);
+    var s = load_tile(slot, h, 0u, tx, ty);
+    var first = token_inputs(slot, start, h, 0u, 0u, tx, tid);
 
     // q̂ and k̂ of every token, as qk_norm_forward computes them.
     for (var t = 0u; t < steps; t = t + 1u) {
@@ -172,23 +173,32 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             qk[(2u * t + 1u) * DK + m] = qk[(2u * t + 1u) * DK + m] * inv_k;
         }
     }
+    // Every read of the key head's q and k windows has returned (the sums above consumed them):
+    // count this workgroup in, and learn whether it is the last of the key head's to read them.
+    if (tid == 0u) {
+        let counter = n * layer.nk + key;
+        let last = atomicAdd(&arrivals[counter], 1u) + 1u == layer.rep;
+        if (last) {
+            atomicStore(&arrivals[counter], 0u);
+        }
+        last_arrival = u32(last);
+    }
     workgroupBarrier();
 
-    for (var j = 0u; j < tiles; j = j + 1u) {
-        let h = tile_head(key, j);
+    // The first token's norm factor, kept for the RMSNorm after the token loops.
+    let first_norm_gate = first.norm_gate;
+    for (var j = 0u; j < BLOCKS; j = j + 1u) {
         let col0 = tile_col0(j);
         var next: array<f32, TILE>;
         var next_first: TokenInputs;
-        if (j + 1u < tiles) {
-            next = load_tile(slot, key, j + 1u, tx, ty);
-            next_first = token_inputs(slot, start, key, j + 1u, 0u, tx, tid);
+        if (j + 1u < BLOCKS) {
+            next = load_tile(slot, h, j + 1u, tx, ty);
+            next_first = token_inputs(slot, start, h, j + 1u, 0u, tx, tid);
         }
-        // The first token's norm factor, kept for the RMSNorm after the token loop.
-        let first_norm_gate = first.norm_gate;
         for (var t = 0u; t < steps; t = t + 1u) {
             var x = first;
             if (t > 0u) {
-                x = token_inputs(slot, start, key, j, t, tx, tid);
+                x = token_inputs(slot, start, h, j, t, tx, tid);
             }
             let g = x.g;
             let beta = x.beta;
@@ -245,41 +255,40 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 }
             }
         }
-        // Value head h is complete: its gated RMSNorm, as norm_forward computes it, once row group
-        // 0's writes of o_raw are done. The next head's tiles rewrite o_raw only after barriers that
-        // follow these reads.
-        if (j % BLOCKS == BLOCKS - 1u) {
-            workgroupBarrier();
-            for (var t = 0u; t < steps; t = t + 1u) {
-                let row = (start + t) * width + h * DV;
-                let o = o_raw[t * DV + min(tid, DV - 1u)] * f32(tid < DV);
-                let rstd = 1.0 / sqrt(workgroup_sum2(tid, vec2<f32>(o * o, 0.0)).x / f32(DV) + layer.rms_eps);
-                var norm_gate = first_norm_gate;
-                if (t > 0u) {
-                    norm_gate = params[2u * layer.nv + min(tid, DV - 1u)] * silu(z[row + min(tid, DV - 1u)]);
-                }
-                if (tid < DV) {
-                    out[row + tid] = o * rstd * norm_gate;
-                }
-            }
-        }
         s = next;
         first = next_first;
     }
 
+    // The head is complete: its gated RMSNorm, as norm_forward computes it, once row group 0's
+    // writes of o_raw are done.
+    workgroupBarrier();
+    for (var t = 0u; t < steps; t = t + 1u) {
+        let row = (start + t) * row_width + h * DV;
+        let o = o_raw[t * DV + min(tid, DV - 1u)] * f32(tid < DV);
+        let rstd = 1.0 / sqrt(workgroup_sum2(tid, vec2<f32>(o * o, 0.0)).x / f32(DV) + layer.rms_eps);
+        var norm_gate = first_norm_gate;
+        if (t > 0u) {
+            norm_gate = params[2u * layer.nv + min(tid, DV - 1u)] * silu(z[row + min(tid, DV - 1u)]);
+        }
+        if (tid < DV) {
+            out[row + tid] = o * rstd * norm_gate;
+        }
+    }
+
     // Every read of this workgroup's conv windows is done; shift them, a channel per thread, oldest
-    // slot first: slot j takes old slot j + T (not yet overwritten) or one of the new tokens.
+    // slot first: slot j takes old slot j + T (not yet overwritten) or one of the new tokens. The
+    // head's v channels always; its key head's q and k channels where this workgroup arrived last.
     storageBarrier();
     let km1 = layer.kk - 1u;
-    let owned = 2u * DK + layer.rep * DV;
+    let owned = DV + 2u * DK * last_arrival;
     for (var m = tid; m < owned; m = m + VEC) {
         var c: u32;
-        if (m < DK) {
-            c = key * DK + m;
-        } else if (m < 2u * DK) {
-            c = (layer.nk + key) * DK + (m - DK);
+        if (m < DV) {
+            c = 2u * layer.nk * DK + h * DV + m;
+        } else if (m < DV + DK) {
+            c = key * DK + (m - DV);
         } else {
-            c = 2u * layer.nk * DK + key * layer.rep * DV + (m - 2u * DK);
+            c = (layer.nk + key) * DK + (m - DV - DK);
         }
         for (var j = 0u; j < km1; j = j + 1u) {
             conv_state[(slot * km1 + j) * layer.channels + c] = conv_tap(slot, start, start + steps, j, c);

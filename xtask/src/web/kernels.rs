@@ -22,7 +22,7 @@ pub fn binding_type(kind: BindingKind) -> &'static str {
     match kind {
         BindingKind::LayerUniform | BindingKind::ReduceUniform => "uniform",
         BindingKind::ReadU32 | BindingKind::ReadF32 | BindingKind::ReadF16 => "read-only-storage",
-        BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16 => "storage",
+        BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16 | BindingKind::Counters => "storage",
     }
 }
 
