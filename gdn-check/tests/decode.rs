@@ -72,6 +72,15 @@ fn every_tiling_matches_the_one_shot_forward() {
     }
 }
 
+/// Conv taps past the ones the kernel loads in one batch (`CONV_WINDOW`, 4): kk = 6, one token and
+/// three a step, so that the windows shift across steps and within one.
+#[test]
+fn long_conv_windows_match_the_one_shot_forward() {
+    for tokens in [1, 3] {
+        check(LayerConfig::new(1, 2, 16, 24, 6).unwrap(), &Schedule::lockstep(2, 6, tokens), 46);
+    }
+}
+
 #[test]
 fn bad_steps_are_refused_by_name_and_write_nothing() {
     let ctx = context();

@@ -87,7 +87,7 @@ pub const CHUNK_COLUMNS: u32 = 64;
 /// Threads per workgroup of the decode step.
 pub const DECODE_THREADS: u32 = 256;
 /// State elements a thread of the decode step holds of a tile (and as many of the next one).
-pub const DECODE_TILE: u32 = 64;
+pub const DECODE_TILE: u32 = 32;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
@@ -156,7 +156,7 @@ pub enum Kernel {
     /// Chunked family on tensor cores: dℓ and dβ of every chunk.
     CoopGate,
     /// Inference, a step of a few tokens for a batch of sequences, the whole forward in one
-    /// dispatch: one workgroup per (sequence, key head), reading and updating the recurrent states
+    /// dispatch: one workgroup per (sequence, value head), reading and updating the recurrent states
     /// and conv windows in place in a pool, addressed by slot.
     DecodeStep,
     /// Half-precision storage: a bf16 tensor widened to f32 before the pass that reads it.
@@ -421,6 +421,7 @@ impl Kernel {
                 constants.extend([
                     ("VEC", DECODE_THREADS),
                     ("MAX_TOKENS", MAX_DECODE_TOKENS),
+                    ("CONV_WINDOW", CONV_WINDOW),
                     ("BLOCKS", tiling.column_blocks(dims)),
                 ]);
                 constants
@@ -1068,7 +1069,7 @@ const COOP_GATE: Spec = Spec {
 const DECODE_STEP: Spec = Spec {
     name: "decode_step",
     template: include_str!("../templates/decode_step.wgsl"),
-    snippets: &[CONV_TAP],
+    snippets: &[],
     bindings: &[
         bind("layer", LayerUniform),
         bind("slots", ReadU32),
