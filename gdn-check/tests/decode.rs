@@ -50,7 +50,7 @@ fn four_tokens_a_step_match_the_one_shot_forward() {
 }
 
 /// Heads whose columns fill one register tile, several, or end in a partial one (`Tiling::decode`:
-/// at most 64 state elements a thread), with more rows than columns and fewer, one to three value
+/// at most 16 state elements a thread), with more rows than columns and fewer, one to three value
 /// heads per key head (whose workgroups share the key head's conv windows, the last to read them
 /// shifting them), one token and a few a step.
 #[test]

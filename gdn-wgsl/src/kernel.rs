@@ -87,7 +87,7 @@ pub const CHUNK_COLUMNS: u32 = 64;
 /// Threads per workgroup of the decode step.
 pub const DECODE_THREADS: u32 = 256;
 /// State elements a thread of the decode step holds of a tile (and as many of the next one).
-pub const DECODE_TILE: u32 = 32;
+pub const DECODE_TILE: u32 = 16;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 

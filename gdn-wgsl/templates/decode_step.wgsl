@@ -9,11 +9,14 @@
 // memory. So the step's latency is one workgroup's walk over one state, with every state of the
 // step in flight at once.
 //
-// The conv windows are shifted in place once read. A value head's v channels are read only by its
-// own workgroup, which shifts them after a storageBarrier. A key head's q and k channels are read
-// by rep workgroups: each counts itself in `arrivals[sequence, key head]` once its q̂ and k̂ are in
-// workgroup memory (so its reads of those windows have returned), and the last to arrive shifts
-// them and sets the count back to zero for the next step.
+// The conv windows are shifted in place once read: a channel's new window is its last token's taps
+// 1 … kk − 1, which the thread that loaded them writes from its registers (kk ≤ CONV_WINDOW; past
+// that, the windows are read again after a storageBarrier). A value head's v channels are read
+// only by its own workgroup, whose row group 0 writes a tile's columns once the tile is done (its
+// barriers follow every read of them). A key head's q and k channels are read by rep workgroups:
+// each counts itself in `arrivals[sequence, key head]` once its q̂ and k̂ are in workgroup memory
+// (so its reads of those windows have returned), and the last to arrive writes them and sets the
+// count back to zero for the next step.
 //
 // Loads are issued in batches, each batch before any of its values is used: a thread's slot, then
 // at once its first tile, its first token's gates, z, and every conv tap its q/k and v channels
@@ -108,6 +111,17 @@ fn conv_value(slot: u32, start: u32, t: u32, c: u32, taps: Taps) -> f32 {
         acc = acc + params[weights + j] * decode_tap(slot, start, t, j, c);
     }
     return silu(acc);
+}
+
+// Channel c's new conv window in `slot`, from the taps of its last token: slot i takes tap i + 1
+// (kk ≤ CONV_WINDOW).
+fn write_window(slot: u32, c: u32, taps: Taps) {
+    let km1 = layer.kk - 1u;
+    for (var i = 0u; i < CONV_WINDOW - 1u; i = i + 1u) {
+        if (i < km1) {
+            conv_state[(slot * km1 + i) * layer.channels + c] = taps.x[i + 1u];
+        }
+    }
 }
 
 // Row `row` of q̂ (which = 0) or k̂ (which = 1) of token `t` of the call, zero past DK.
@@ -219,7 +233,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let first_raw = load_inputs(slot, start, h, 0u, 0u, tx, tid);
 
     // q̂ and k̂ of every token, as qk_norm_forward computes them (both channels' taps loaded before
-    // either is used).
+    // either is used; DK ≤ VEC: a channel a thread), the last token's taps kept for the windows.
+    var last_q: Taps;
+    var last_k: Taps;
     for (var t = 0u; t < steps; t = t + 1u) {
         var sq = vec2<f32>(0.0);
         for (var m = tid; m < DK; m = m + VEC) {
@@ -229,6 +245,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let taps_k = first_taps(slot, start, start + t, ck);
             let q = conv_value(slot, start, start + t, cq, taps_q);
             let k = conv_value(slot, start, start + t, ck, taps_k);
+            last_q = taps_q;
+            last_k = taps_k;
             qk[2u * t * DK + m] = q;
             qk[(2u * t + 1u) * DK + m] = k;
             sq = sq + vec2<f32>(q * q, k * k);
@@ -251,7 +269,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     workgroupBarrier();
 
-    var first = finish(slot, start, h, 0u, 0u, tx, first_raw);
+    var raw = first_raw;
+    var first = finish(slot, start, h, 0u, 0u, tx, raw);
     // The first token's norm factor, kept for the RMSNorm after the token loops.
     let first_norm_gate = first.norm_gate;
     for (var j = 0u; j < BLOCKS; j = j + 1u) {
@@ -262,10 +281,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             next = load_tile(slot, h, j + 1u, tx, ty);
             next_raw = load_inputs(slot, start, h, j + 1u, 0u, tx, tid);
         }
+        // The taps of this thread's v columns at the tile's last token.
+        var window = raw.v;
         for (var t = 0u; t < steps; t = t + 1u) {
             var x = first;
             if (t > 0u) {
-                x = finish(slot, start, h, j, t, tx, load_inputs(slot, start, h, j, t, tx, tid));
+                let raw_t = load_inputs(slot, start, h, j, t, tx, tid);
+                x = finish(slot, start, h, j, t, tx, raw_t);
+                window = raw_t.v;
             }
             let g = x.g;
             let beta = x.beta;
@@ -322,9 +345,18 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 }
             }
         }
+        // The tile's v windows: every read of them came before the barriers above.
+        if (layer.kk <= CONV_WINDOW && ty == 0u) {
+            for (var c = 0u; c < RX; c = c + 1u) {
+                if (col0 + tx + c * TX < DV) {
+                    write_window(slot, v_channel(h, j, tx, c), window[c]);
+                }
+            }
+        }
         if (j + 1u < BLOCKS) {
             s = next;
-            first = finish(slot, start, h, j + 1u, 0u, tx, next_raw);
+            raw = next_raw;
+            first = finish(slot, start, h, j + 1u, 0u, tx, raw);
         }
     }
 
@@ -353,14 +385,22 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         }
     }
 
-    // Every read of this workgroup's conv windows is done; shift them, a channel per thread, oldest
-    // slot first: slot j takes old slot j + T (not yet overwritten) or one of the new tokens. The
-    // head's v channels always; its key head's q and k channels where this workgroup arrived last.
-    // The first CONV_WINDOW − 1 slots are loaded together, then written.
+    // The key head's q and k windows, where this workgroup arrived last.
+    if (layer.kk <= CONV_WINDOW) {
+        if (last_arrival != 0u && tid < DK) {
+            write_window(slot, key * DK + tid, last_q);
+            write_window(slot, (layer.nk + key) * DK + tid, last_k);
+        }
+        return;
+    }
+
+    // kk > CONV_WINDOW: every read of this workgroup's conv windows is done; shift them, a channel
+    // per thread, oldest slot first: slot j takes old slot j + T (not yet overwritten) or one of
+    // the new tokens. The head's v channels always; its key head's q and k channels where this
+    // workgroup arrived last.
     storageBarrier();
     let km1 = layer.kk - 1u;
-    let owned = select(0u, DV + 2u * DK * last_arrival, km1 > 0u);
-    let end = start + steps;
+    let owned = DV + 2u * DK * last_arrival;
     for (var m = tid; m < owned; m = m + VEC) {
         var c: u32;
         if (m < DV) {
@@ -370,15 +410,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         } else {
             c = (layer.nk + key) * DK + (m - DV - DK);
         }
-        var kept = vec3<f32>();
-        for (var j = 0u; j < CONV_WINDOW - 1u; j = j + 1u) {
-            kept[j] = decode_tap(slot, start, end, min(j, km1 - 1u), c);
-        }
-        for (var j = 0u; j < min(km1, CONV_WINDOW - 1u); j = j + 1u) {
-            conv_state[(slot * km1 + j) * layer.channels + c] = kept[j];
-        }
-        for (var j = CONV_WINDOW - 1u; j < km1; j = j + 1u) {
-            conv_state[(slot * km1 + j) * layer.channels + c] = decode_tap(slot, start, end, j, c);
+        for (var j = 0u; j < km1; j = j + 1u) {
+            conv_state[(slot * km1 + j) * layer.channels + c] = decode_tap(slot, start, start + steps, j, c);
         }
     }
 }
