@@ -111,14 +111,18 @@ fn precision(name: &str) -> Result<Precision, String> {
     Precision::named(name).ok_or_else(|| format!("unknown precision {name:?}; precisions: f32, tensor-core"))
 }
 
-/// The family a `run` asks for, with its knob, or the one a tape picks (`auto`); the tape checks
-/// the knob, then fits it to the sequences.
+/// The family a `run` asks for, with its knob, or the one a tape picks for the batch (`auto`); the
+/// tape checks the knob, then fits it to the sequences.
 fn family(args: &RunArgs, ctx: &Context) -> Result<Family, String> {
     match Family::named(&args.family) {
         Some(Family::Recurrent { .. }) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
         Some(Family::Chunked { .. }) => Ok(Family::Chunked { chunk: args.chunk }),
         Some(other) => Ok(other),
-        None if args.family == "auto" => Ok(ctx.picked_family(true, precision(&args.precision)?)),
+        None if args.family == "auto" => {
+            let precision = precision(&args.precision)?;
+            let nv = args.layer.resolve()?.1.nv;
+            Ok(ctx.picked_family(true, precision).for_batch(vec![args.seq; args.batch], nv, precision))
+        }
         None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
     }
 }

@@ -82,6 +82,21 @@ impl Family {
         }
     }
 
+    /// The family picked for a batch (where its caller named none) with its knob set for the
+    /// batch: the chunked family takes 32-token chunks where 64-token ones would give the passes
+    /// over chunks few (sequence, value head, chunk) jobs to spread over the GPU — at most 8 in
+    /// f32, 16 on tensor cores; `lengths` are the batch's sequence lengths. On the H200 (dk = dv =
+    /// 128, nv = 4, BENCHMARKS.md's seventh session), 32 against 64 tokens, forward + backward: 1 ×
+    /// 128 tokens (8 jobs) 0.291 against 0.364 ms on tensor cores, 0.518 against 0.551 in f32;
+    /// 1 × 256 (16 jobs) 0.367 against 0.411 on tensor cores, 0.738 against 0.722 in f32; 1 × 512
+    /// and 8 × 1 024 slower on both.
+    pub fn for_batch(self, lengths: impl IntoIterator<Item = usize>, nv: usize, precision: Precision) -> Self {
+        let Family::Chunked { chunk } = self else { return self };
+        let jobs: usize = lengths.into_iter().map(|t| t.div_ceil(MAX_CHUNK as usize) * nv).sum();
+        let few = if precision == Precision::TensorCore { 16 } else { 8 };
+        if chunk == MAX_CHUNK as usize && jobs <= few { Family::Chunked { chunk: 32 } } else { self }
+    }
+
     /// The recurrent family with its default checkpoint interval, 32.
     pub const fn recurrent() -> Self {
         Family::Recurrent { checkpoint_interval: 32 }
@@ -236,6 +251,13 @@ mod tests {
         assert_eq!(Family::picked(true, 10, true, Precision::F32), Family::chunked());
         assert_eq!(Family::picked(true, 10, false, Precision::F32), Family::recurrent());
         assert_eq!(Family::picked(false, 64, true, Precision::F32), Family::chunked());
+        // S4's one sequence of 128 tokens over 4 value heads: 8 jobs of 64 tokens, 32-token chunks.
+        let half = Family::Chunked { chunk: 32 };
+        assert_eq!(Family::chunked().for_batch([128], 4, Precision::F32), half);
+        assert_eq!(Family::chunked().for_batch([256], 4, Precision::F32), Family::chunked());
+        assert_eq!(Family::chunked().for_batch([256], 4, Precision::TensorCore), half);
+        assert_eq!(Family::chunked().for_batch([1024; 8], 32, Precision::TensorCore), Family::chunked());
+        assert_eq!(Family::recurrent().for_batch([128], 4, Precision::F32), Family::recurrent());
         let chunked_f32 = [
             Kernel::ChunkPrepare,
             Kernel::ChunkState,
