@@ -161,11 +161,12 @@ function render() {
         el('td', { class: 'note' }, note.length > 160 ? `${note.slice(0, 160)}…` : note),
       );
     });
-    const skipped = report.kernels.skipped.map((s) => s.kernel).join(', ');
+    const byReason = new Map();
+    for (const s of report.kernels.skipped) byReason.set(s.reason, [...(byReason.get(s.reason) ?? []), s.kernel]);
     root.append(
       el('h2', {}, 'Kernels (f32) in Tint'),
       table(['kernel', 'dk×dv', 'storage buffers', 'workgroup bytes', 'verdict', 'first error'], rows),
-      el('p', {}, `Not compiled: ${skipped} (${report.kernels.skipped[0]?.reason ?? ''}).`),
+      ...[...byReason].map(([reason, names]) => el('p', {}, `Not compiled: ${names.join(', ')} (${reason}).`)),
     );
   }
 }

@@ -77,6 +77,9 @@ pub struct DecodeError {
 /// What a decoded run measured.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
+    /// The kernel the decoder ran (`decode_step`, or `decode_step_portable` on a device without
+    /// subgroups).
+    pub kernel: gdn_train::Kernel,
     /// Decode steps run (a step with no sequence in the pool is not counted).
     pub steps: usize,
     /// Every comparison.
@@ -276,7 +279,7 @@ pub fn run(
         }
         false => (None, None),
     };
-    Ok(Outcome { steps: decoded, errors, times, back_to_back })
+    Ok(Outcome { kernel: decoder.kernel(), steps: decoded, errors, times, back_to_back })
 }
 
 /// What [`steady_times`] measures: each single step's time and its clock, and a step's share of a

@@ -52,6 +52,7 @@ pub fn command(ctx: &Context, args: &DecodeArgs) -> Result<bool, String> {
     );
     let schedule = Schedule::lockstep(args.sequences, args.steps, args.tokens);
     let outcome = run(ctx, &config, &schedule, args.seed, args.reference_sequences, true)?;
+    println!("kernel: {}", outcome.kernel.name());
     println!(
         "\ndecoded against the one-shot forward (all {} sequences) and gdn-ref (the first {}):",
         args.sequences,

@@ -1,16 +1,26 @@
 //! The decode step on the device against the one-shot forward (a tape over the same tokens) and
 //! the f64 reference, at the f32 bars: sequences joining and leaving a pool with fewer slots than
 //! sequences (slots reused), starting fresh or from drawn states, fed one token a step and four
-//! tokens a step, over a few hundred steps, and at head sizes whose states take one register tile,
-//! several, and a partial last one; the output is poisoned before every step and unused
-//! slots hold NaN. Then the typed refusals of bad steps, which write nothing.
+//! tokens a step, over a few hundred steps, and at every shape of head the kernel lays out
+//! differently; the output is poisoned before every step and unused slots hold NaN. The kernel the
+//! test device takes (`decode_step_portable` on lavapipe, whose subgroups are 8 wide;
+//! `decode_step`, row sums by subgroup shuffles, where subgroups are at least 32 wide); the
+//! portable kernel on an engine's device made without subgroups; the shuffle kernel by name where
+//! the device has it (ignored elsewhere, saying why). Then the typed refusals of bad steps, which
+//! write nothing.
 
 use gdn_check::decode::{Schedule, run};
 use gdn_ref::LayerConfig;
-use gdn_train::{Context, DecodeCapacity, Decoder, Error, Params, SlotState, StatePool};
+use gdn_train::{Context, DecodeCapacity, Decoder, Error, Kernel, Params, SlotState, StatePool, decode_kernel};
 
 fn context() -> &'static Context {
     gdn_check::device_context()
+}
+
+/// A device of an engine's own, made with no feature: no subgroups.
+fn portable_context() -> &'static Context {
+    static CONTEXT: std::sync::OnceLock<Context> = std::sync::OnceLock::new();
+    CONTEXT.get_or_init(|| gdn_check::engine_device(|limits| limits).0)
 }
 
 /// Eight sequences of `3·scale` to `20·scale` steps through a pool of five slots, at most four per
@@ -27,10 +37,16 @@ fn churn(tokens: usize, scale: usize) -> Schedule {
     }
 }
 
-/// Runs `schedule`, checks every error against its bar and returns the steps run.
+/// Runs `schedule` on the test device, checks every error against its bar and returns the steps
+/// run.
 fn check(config: LayerConfig, schedule: &Schedule, seed: u64) -> usize {
-    let outcome = run(context(), &config, schedule, seed, 3, false).expect("decode run");
-    println!("{config:?}, T = {}: {} steps\n{}", schedule.tokens, outcome.steps, outcome.table());
+    check_on(context(), decode_kernel(context()), config, schedule, seed)
+}
+
+fn check_on(ctx: &Context, kernel: Kernel, config: LayerConfig, schedule: &Schedule, seed: u64) -> usize {
+    let outcome = run(ctx, &config, schedule, seed, 3, false).expect("decode run");
+    println!("{}: {config:?}, T = {}: {} steps\n{}", kernel.name(), schedule.tokens, outcome.steps, outcome.table());
+    assert_eq!(outcome.kernel, kernel);
     assert!(outcome.passes(), "over the bar:\n{}", outcome.table());
     outcome.steps
 }
@@ -49,12 +65,12 @@ fn four_tokens_a_step_match_the_one_shot_forward() {
     check(LayerConfig::new(2, 2, 32, 32, 1).unwrap(), &Schedule::lockstep(3, 5, 4), 44);
 }
 
-/// Heads whose columns fill one register tile, several, or end in a partial one (`Tiling::decode`:
-/// at most 16 state elements a thread), with more rows than columns and fewer, one to three value
-/// heads per key head (whose workgroups share the key head's conv windows, the last to read them
-/// shifting them), one token and a few a step.
+/// Heads square, with more rows than columns (lane groups past the columns, `DecodeLayout`: at least
+/// dk / 4 groups) and with fewer (a token's jobs in several rounds of the workgroup), from one to
+/// 32 rows a lane, one to three value heads per key head (whose workgroups share the key head's conv
+/// windows, the last to read them shifting them), one token and a few a step.
 #[test]
-fn every_tiling_matches_the_one_shot_forward() {
+fn every_layout_matches_the_one_shot_forward() {
     for (nk, nv, dk, dv, tokens) in [
         (1, 2, 8, 8, 1),
         (2, 2, 24, 48, 3),
@@ -78,6 +94,47 @@ fn every_tiling_matches_the_one_shot_forward() {
 fn long_conv_windows_match_the_one_shot_forward() {
     for tokens in [1, 3] {
         check(LayerConfig::new(1, 2, 16, 24, 6).unwrap(), &Schedule::lockstep(2, 6, tokens), 46);
+    }
+}
+
+/// The portable kernel, on a device without subgroups: churn, drafts, long conv windows and a
+/// qwen3-next head.
+#[test]
+fn the_portable_kernel_matches_the_one_shot_forward() {
+    let ctx = portable_context();
+    let portable = Kernel::DecodeStepPortable;
+    let steps = check_on(ctx, portable, LayerConfig::new(2, 4, 16, 32, 4).unwrap(), &churn(1, 2), 47);
+    assert!(steps >= 50, "{steps} steps");
+    check_on(ctx, portable, LayerConfig::new(2, 4, 16, 32, 4).unwrap(), &churn(4, 1), 48);
+    check_on(ctx, portable, LayerConfig::new(1, 2, 16, 24, 6).unwrap(), &Schedule::lockstep(2, 6, 3), 49);
+    check_on(ctx, portable, LayerConfig::new(1, 2, 128, 128, 4).unwrap(), &Schedule::lockstep(2, 4, 1), 50);
+}
+
+/// The shuffle kernel, where the device has wgpu's SUBGROUP with subgroups of at least 32
+/// invocations: churn, drafts, long conv windows, square and oblong heads.
+#[test]
+#[ignore = "needs wgpu's SUBGROUP with subgroups of at least 32 invocations (lavapipe's are 8): run on a GPU \
+            with --include-ignored"]
+fn the_shuffle_kernel_matches_the_one_shot_forward() {
+    let ctx = context();
+    let info = ctx.adapter_info();
+    assert_eq!(
+        decode_kernel(ctx),
+        Kernel::DecodeStep,
+        "decode_step needs wgpu's SUBGROUP with subgroups of at least {} invocations; the adapter {} offers SUBGROUP: \
+         {}, subgroup sizes {} to {}",
+        gdn_wgsl::DECODE_ROW_LANES * gdn_wgsl::DECODE_COLUMN_LANES,
+        info.name,
+        ctx.device().features().contains(wgpu::Features::SUBGROUP),
+        info.subgroup_min_size,
+        info.subgroup_max_size
+    );
+    let shuffle = Kernel::DecodeStep;
+    check_on(ctx, shuffle, LayerConfig::new(2, 4, 16, 32, 4).unwrap(), &churn(1, 2), 51);
+    check_on(ctx, shuffle, LayerConfig::new(2, 4, 16, 32, 4).unwrap(), &churn(4, 1), 52);
+    check_on(ctx, shuffle, LayerConfig::new(1, 2, 16, 24, 6).unwrap(), &Schedule::lockstep(2, 6, 3), 53);
+    for (nk, nv, dk, dv, tokens) in [(1, 2, 8, 8, 1), (1, 3, 160, 80, 2), (1, 2, 256, 16, 1), (1, 2, 128, 128, 1)] {
+        check_on(ctx, shuffle, LayerConfig::new(nk, nv, dk, dv, 4).unwrap(), &Schedule::lockstep(2, 4, tokens), 54);
     }
 }
 

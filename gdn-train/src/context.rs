@@ -120,7 +120,8 @@ impl Context {
             .ok_or_else(|| Error::NoAdapter { filter: describe_filter(backends, options) })?;
         let info = adapter.get_info();
         let tensor_cores = tensor_core_support(&adapter, &info);
-        let mut optional = wgpu::Features::TIMESTAMP_QUERY;
+        // Subgroups wherever offered: the decode step's row sums are shuffles where the device has them.
+        let mut optional = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
         if tensor_cores.is_ok() {
             optional |= TENSOR_CORE_FEATURES;
         }

@@ -5,21 +5,25 @@
 //! leave between steps, each at its own position).
 //!
 //! Every buffer is sized at construction for the most sequences and tokens a step may take; a step
-//! allocates nothing on the device and records one dispatch of `gdn_wgsl`'s `decode_step`.
+//! allocates nothing on the device and records one dispatch of `gdn_wgsl`'s `decode_step` (or
+//! `decode_step_portable`).
 //!
 //! # The kernel, and the race it avoids
 //!
 //! A step is bound by moving the states (each is read and written once: 8 sequences of qwen3-next
 //! are 256 states of 64 KiB) and, at few sequences, by its latency: every dispatch boundary, every
-//! barrier tree and every state walked after another is paid once per step. So the step is one
-//! dispatch of one workgroup per (sequence, value head), all of a step's states in flight at once:
-//! each computes its key head's conv, SiLU and L2 norms itself, its state in register tiles (one
-//! where a head fits), normalises o over the head's columns from workgroup memory, and shifts the
-//! conv windows once their reads are done. A value head's v window is read only by its own
-//! workgroup. A key head's q and k windows are read by its `rep` value heads' workgroups: each
-//! counts itself in a per-(sequence, key head) counter once those reads have returned, and the
-//! last to arrive shifts them and sets the counter back to zero. Slots are checked distinct on the
-//! host before anything is written, so no two workgroups share a state either.
+//! barrier and every state walked after another is paid once per step. So the step is one
+//! dispatch of one workgroup per (sequence, value head), every state of the step in flight at once
+//! and each whole in its workgroup's registers ([`gdn_wgsl::DecodeLayout`]): each workgroup
+//! computes its key head's conv, SiLU and L2 norms itself, sums over state rows within groups of
+//! [`DECODE_ROW_LANES`] invocations (subgroup shuffles where the device has subgroups of at least
+//! 32, [`Kernel::DecodeStep`]; workgroup memory elsewhere, [`Kernel::DecodeStepPortable`]), normalises
+//! o over the head's columns from workgroup memory, and shifts the conv windows once their reads
+//! are done. A value head's v window is read only by its own workgroup. A key head's q and k
+//! windows are read by its `rep` value heads' workgroups: each counts itself in a per-(sequence,
+//! key head) counter once those reads have returned, and the last to arrive shifts them and sets
+//! the counter back to zero. Slots are checked distinct on the host before anything is written, so
+//! no two workgroups share a state either.
 
 use crate::buffers::{read_f32, storage, uniform, write_bytes};
 use crate::pipelines::KernelPipeline;
@@ -27,7 +31,7 @@ use crate::plan::{bind_group, folded};
 use crate::state_pool::StatePool;
 use crate::timestamps::Timestamps;
 use crate::{Clock, Context, Error, LayerConfig, Params, Result};
-use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS};
+use gdn_wgsl::{DECODE_COLUMN_LANES, DECODE_ROW_LANES, HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -64,6 +68,18 @@ pub enum DecodeBuffer {
     GateInputs,
     /// Output `[N, T, nv·dv]`.
     Out,
+}
+
+/// The decode kernel for `ctx`'s device: row sums through subgroup shuffles where it has wgpu's
+/// `SUBGROUP` and subgroups of at least [`DECODE_ROW_LANES`] · [`DECODE_COLUMN_LANES`] invocations
+/// (a block of interleaved column groups then lies in one subgroup), else through workgroup memory.
+pub fn decode_kernel(ctx: &Context) -> Kernel {
+    let subgroups = ctx.device().features().contains(wgpu::Features::SUBGROUP);
+    if subgroups && ctx.adapter_info().subgroup_min_size >= DECODE_ROW_LANES * DECODE_COLUMN_LANES {
+        Kernel::DecodeStep
+    } else {
+        Kernel::DecodeStepPortable
+    }
 }
 
 /// The step's kernel, bound to the decoder's buffers and the pool's.
@@ -127,7 +143,7 @@ impl Decoder {
             ("out", &out),
             ("arrivals", &arrivals),
         ];
-        let kernel = bind(ctx, Kernel::DecodeStep, dims, &buffers)?;
+        let kernel = bind(ctx, decode_kernel(ctx), dims, &buffers)?;
         let decoder = Self {
             ctx: ctx.clone(),
             config,
@@ -145,6 +161,11 @@ impl Decoder {
         };
         decoder.write_params(params)?;
         Ok(decoder)
+    }
+
+    /// The kernel a step records ([`decode_kernel`]).
+    pub fn kernel(&self) -> Kernel {
+        self.kernel.pipeline.source.kernel
     }
 
     /// The layer.

@@ -57,11 +57,11 @@ mod windowed;
 
 pub use config::TapeOptions;
 pub use context::{Context, ContextOptions, UNADVERTISED_TENSOR_CORES};
-pub use decode::{DecodeBuffer, DecodeCapacity, DecodeInputs, Decoder};
+pub use decode::{DecodeBuffer, DecodeCapacity, DecodeInputs, Decoder, decode_kernel};
 pub use error::{Error, Result};
 pub use gdn_ref::{Batch, LayerConfig, Tensor};
 pub use gdn_wgsl::plan::{Family, PlanError, Storage};
-pub use gdn_wgsl::{MAX_DECODE_TOKENS, NoVariant, Precision, UnsupportedDims};
+pub use gdn_wgsl::{Kernel, MAX_DECODE_TOKENS, NoVariant, Precision, UnsupportedDims};
 pub use host::{Gradients, Inputs, Outputs, Params};
 pub use pipelines::overridden as kernel_override;
 pub use placement::CallerBuffer;

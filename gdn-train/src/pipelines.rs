@@ -113,9 +113,11 @@ fn build(ctx: &Context, source: KernelSource) -> Result<KernelPipeline> {
                     BindingKind::ReadU32 | BindingKind::ReadF32 | BindingKind::ReadF16 => {
                         wgpu::BufferBindingType::Storage { read_only: true }
                     }
-                    BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16 | BindingKind::Counters => {
-                        wgpu::BufferBindingType::Storage { read_only: false }
-                    }
+                    BindingKind::WriteF32
+                    | BindingKind::WriteVec4F32
+                    | BindingKind::WriteU32
+                    | BindingKind::WriteF16
+                    | BindingKind::Counters => wgpu::BufferBindingType::Storage { read_only: false },
                 },
                 has_dynamic_offset: false,
                 min_binding_size: None,

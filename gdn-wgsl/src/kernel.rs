@@ -3,7 +3,7 @@
 //! the generator writes the WGSL `var` declarations from them, and a host builds its bind group
 //! layouts from them, so the two cannot drift.
 
-use crate::tiling::{CoopTiling, Tiling};
+use crate::tiling::{CoopTiling, DecodeLayout, Tiling};
 use crate::{HeadDims, Precision, uniforms};
 
 /// What a binding holds.
@@ -19,6 +19,9 @@ pub enum BindingKind {
     ReadF32,
     /// A read-write `array<f32>`.
     WriteF32,
+    /// A read-write `array<vec4<f32>>`: f32 data whose length is a multiple of four, read and
+    /// written four at a time.
+    WriteVec4F32,
     /// A read-write `array<u32>` (half-precision storage: two halves to a word).
     WriteU32,
     /// A read-only `array<f16>` (the tensor-core kernels' packed operands).
@@ -37,6 +40,7 @@ impl BindingKind {
             BindingKind::ReadU32
             | BindingKind::ReadF32
             | BindingKind::WriteF32
+            | BindingKind::WriteVec4F32
             | BindingKind::WriteU32
             | BindingKind::ReadF16
             | BindingKind::WriteF16
@@ -46,7 +50,14 @@ impl BindingKind {
 
     /// Whether the kernel writes it (a read-write storage buffer).
     pub fn writes(self) -> bool {
-        matches!(self, BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16 | BindingKind::Counters)
+        matches!(
+            self,
+            BindingKind::WriteF32
+                | BindingKind::WriteVec4F32
+                | BindingKind::WriteU32
+                | BindingKind::WriteF16
+                | BindingKind::Counters
+        )
     }
 }
 
@@ -63,7 +74,9 @@ const fn bind(name: &'static str, kind: BindingKind) -> Binding {
     Binding { name, kind }
 }
 
-use BindingKind::{Counters, LayerUniform, ReadF16, ReadF32, ReadU32, ReduceUniform, WriteF16, WriteF32, WriteU32};
+use BindingKind::{
+    Counters, LayerUniform, ReadF16, ReadF32, ReadU32, ReduceUniform, WriteF16, WriteF32, WriteU32, WriteVec4F32,
+};
 
 /// Threads per workgroup of the element-wise kernels.
 pub const ELEMENTS: u32 = 256;
@@ -84,10 +97,14 @@ pub const MATMUL_THREADS: u32 = 256;
 pub const MAX_CHUNK: u32 = 64;
 /// State columns per workgroup of the chunked family's passes over chunks.
 pub const CHUNK_COLUMNS: u32 = 64;
-/// Threads per workgroup of the decode step.
-pub const DECODE_THREADS: u32 = 256;
-/// State elements a thread of the decode step holds of a tile (and as many of the next one).
-pub const DECODE_TILE: u32 = 16;
+/// Row lanes of a decode column group: the invocations that hold the rows of the same four state
+/// columns, and sum over them by subgroup shuffles (`decode_step`) or through workgroup memory
+/// (`decode_step_portable`).
+pub const DECODE_ROW_LANES: u32 = 8;
+/// Column groups interleaved in a block of `DECODE_ROW_LANES · DECODE_COLUMN_LANES` consecutive
+/// invocations (row lanes `DECODE_COLUMN_LANES` apart): `decode_step` needs subgroups at least that
+/// wide.
+pub const DECODE_COLUMN_LANES: u32 = 4;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
@@ -157,8 +174,13 @@ pub enum Kernel {
     CoopGate,
     /// Inference, a step of a few tokens for a batch of sequences, the whole forward in one
     /// dispatch: one workgroup per (sequence, value head), reading and updating the recurrent states
-    /// and conv windows in place in a pool, addressed by slot.
+    /// and conv windows in place in a pool, addressed by slot. Its row sums are subgroup shuffles:
+    /// it needs wgpu's `SUBGROUP` with subgroups of at least [`DECODE_ROW_LANES`] ·
+    /// [`DECODE_COLUMN_LANES`] invocations.
     DecodeStep,
+    /// [`Kernel::DecodeStep`] with its row sums through workgroup memory, for devices without
+    /// subgroups.
+    DecodeStepPortable,
     /// Half-precision storage: a bf16 tensor widened to f32 before the pass that reads it.
     WidenBf16,
     /// Half-precision storage: an f16 tensor widened to f32 before the pass that reads it.
@@ -174,7 +196,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 36] = [
+    pub const ALL: [Kernel; 37] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
@@ -206,6 +228,7 @@ impl Kernel {
         Kernel::CoopGradKeys,
         Kernel::CoopGate,
         Kernel::DecodeStep,
+        Kernel::DecodeStepPortable,
         Kernel::WidenBf16,
         Kernel::WidenF16,
         Kernel::NarrowBf16,
@@ -216,6 +239,17 @@ impl Kernel {
     /// The template's file name without extension, e.g. `recurrence_backward`.
     pub fn name(self) -> &'static str {
         self.spec().name
+    }
+
+    /// Its template's file name without extension: its own name, but where kernels share a
+    /// template and differ by a snippet (`widen`, `narrow`, `decode_step`).
+    pub fn template_file(self) -> &'static str {
+        match self {
+            Kernel::WidenBf16 | Kernel::WidenF16 => "widen",
+            Kernel::NarrowBf16 | Kernel::NarrowF16 => "narrow",
+            Kernel::DecodeStepPortable => "decode_step",
+            _ => self.name(),
+        }
     }
 
     /// The bindings of group 0, slot by slot.
@@ -296,7 +330,7 @@ impl Kernel {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
-            Kernel::DecodeStep => DECODE_THREADS,
+            Kernel::DecodeStep | Kernel::DecodeStepPortable => DecodeLayout::new(dims).threads(),
             Kernel::ChunkPrepare
             | Kernel::ChunkState
             | Kernel::ChunkOutput
@@ -346,11 +380,13 @@ impl Kernel {
             }
             // dγ per token (and coop.wgsl's record, which it does not use).
             Kernel::CoopGate => COOP_FLOATS + MAX_CHUNK,
-            // decode_step: q̂ and k̂ and the raw o of every token, the two column partials, the
-            // workgroup sums' two levels (vec2s), the arrival flag.
-            Kernel::DecodeStep => {
-                let t = Tiling::decode(dims);
-                MAX_DECODE_TOKENS * (2 * dims.dk + dims.dv) + 2 * t.ty * t.columns() + 2 * (DECODE_THREADS + 16) + 1
+            // decode_step: a token's conv outputs (q, k, v); by token parity the RMSNorm factors,
+            // the raw o and the groups' sums of squares; the arrival flag; the portable kernel's
+            // lane values.
+            Kernel::DecodeStep | Kernel::DecodeStepPortable => {
+                let layout = DecodeLayout::new(dims);
+                let portable = if self == Kernel::DecodeStepPortable { 4 * layout.threads() } else { 0 };
+                2 * dims.dk + dims.dv + 4 * dims.dv + 2 * layout.groups + 1 + portable
             }
             _ => 0,
         };
@@ -415,16 +451,18 @@ impl Kernel {
                     ("GV", if self == Kernel::CoopOutput { tiling.output_group } else { tiling.value_group }),
                 ]
             }
-            Kernel::DecodeStep => {
-                let tiling = Tiling::decode(dims);
-                let mut constants = tiled(tiling);
-                constants.extend([
-                    ("VEC", DECODE_THREADS),
-                    ("MAX_TOKENS", MAX_DECODE_TOKENS),
+            Kernel::DecodeStep | Kernel::DecodeStepPortable => {
+                let layout = DecodeLayout::new(dims);
+                vec![
+                    ("DK", dims.dk),
+                    ("DV", dims.dv),
+                    ("ROW_LANES", DECODE_ROW_LANES),
+                    ("COLUMN_LANES", DECODE_COLUMN_LANES),
+                    ("RY", layout.rows_per_lane),
+                    ("GROUPS", layout.groups),
+                    ("THREADS", layout.threads()),
                     ("CONV_WINDOW", CONV_WINDOW),
-                    ("BLOCKS", tiling.column_blocks(dims)),
-                ]);
-                constants
+                ]
             }
         }
     }
@@ -475,6 +513,7 @@ impl Kernel {
             Kernel::CoopGradKeys => &COOP_GRAD_KEYS,
             Kernel::CoopGate => &COOP_GATE,
             Kernel::DecodeStep => &DECODE_STEP,
+            Kernel::DecodeStepPortable => &DECODE_STEP_PORTABLE,
         }
     }
 }
@@ -1066,22 +1105,32 @@ const COOP_GATE: Spec = Spec {
     ],
 };
 
+const DECODE_STEP_TEMPLATE: &str = include_str!("../templates/decode_step.wgsl");
+const DECODE_STEP_BINDINGS: &[Binding] = &[
+    bind("layer", LayerUniform),
+    bind("slots", ReadU32),
+    bind("qkv", ReadF32),
+    bind("z", ReadF32),
+    bind("gate_inputs", ReadF32),
+    bind("params", ReadF32),
+    bind("state", WriteVec4F32),
+    bind("conv_state", WriteF32),
+    bind("out", WriteF32),
+    bind("arrivals", Counters),
+];
+
 const DECODE_STEP: Spec = Spec {
     name: "decode_step",
-    template: include_str!("../templates/decode_step.wgsl"),
-    snippets: &[],
-    bindings: &[
-        bind("layer", LayerUniform),
-        bind("slots", ReadU32),
-        bind("qkv", ReadF32),
-        bind("z", ReadF32),
-        bind("gate_inputs", ReadF32),
-        bind("params", ReadF32),
-        bind("state", WriteF32),
-        bind("conv_state", WriteF32),
-        bind("out", WriteF32),
-        bind("arrivals", Counters),
-    ],
+    template: DECODE_STEP_TEMPLATE,
+    snippets: &[("row_lanes_subgroup", include_str!("../templates/row_lanes_subgroup.wgsl"))],
+    bindings: DECODE_STEP_BINDINGS,
+};
+
+const DECODE_STEP_PORTABLE: Spec = Spec {
+    name: "decode_step_portable",
+    template: DECODE_STEP_TEMPLATE,
+    snippets: &[("row_lanes_workgroup", include_str!("../templates/row_lanes_workgroup.wgsl"))],
+    bindings: DECODE_STEP_BINDINGS,
 };
 
 /// The WGSL type of a binding's variable.
@@ -1094,6 +1143,7 @@ pub(crate) fn wgsl_declaration(slot: usize, binding: &Binding) -> String {
         Counters => ("storage, read_write", "array<atomic<u32>>"),
         ReadF32 => ("storage, read", "array<f32>"),
         WriteF32 => ("storage, read_write", "array<f32>"),
+        WriteVec4F32 => ("storage, read_write", "array<vec4<f32>>"),
         ReadF16 => ("storage, read", "array<f16>"),
         WriteF16 => ("storage, read_write", "array<f16>"),
     };

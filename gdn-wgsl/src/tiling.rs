@@ -6,7 +6,7 @@
 //! `const`s into each variant.
 
 use crate::HeadDims;
-use crate::kernel::{COOP_FLOATS, COOP_STAGE};
+use crate::kernel::{COOP_FLOATS, COOP_STAGE, DECODE_COLUMN_LANES, DECODE_ROW_LANES};
 
 /// Threads along an extent: about four elements each, at most 16 threads, a power of two.
 fn threads_along(extent: u32) -> u32 {
@@ -40,18 +40,6 @@ impl Tiling {
         let ty = threads_along(dims.dk);
         let rx = dims.dv.min(4);
         Self { tx: dims.dv.div_ceil(rx).next_power_of_two().min(8), ty, rx, ry: dims.dk.div_ceil(ty) }
-    }
-
-    /// The decode step: [`crate::DECODE_THREADS`] threads cover every row of a tile of `tx·rx`
-    /// columns, `tx` up to 32 (a row of a warp's loads is contiguous), a thread's rows strided by
-    /// `ty`, and at most [`crate::kernel::DECODE_TILE`] elements a thread; a head's columns take
-    /// [`Tiling::column_blocks`] tiles (`templates/decode_step.wgsl`).
-    pub fn decode(dims: HeadDims) -> Self {
-        let tx = dims.dv.next_power_of_two().min(32);
-        let ty = crate::kernel::DECODE_THREADS / tx;
-        let ry = dims.dk.div_ceil(ty);
-        let rx = (crate::kernel::DECODE_TILE / ry).clamp(1, dims.dv.div_ceil(tx));
-        Self { tx, ty, rx, ry }
     }
 
     /// Blocks that cover the `dv` columns of a head, [`Tiling::columns`] each.
@@ -122,5 +110,32 @@ impl CoopTiling {
             .find(|w| (dims.dk + 64) * w * 2 <= room && (dims.dk / 16) * (w / 16) <= 32)
             .unwrap_or(16);
         Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16), output_group: 1 }
+    }
+}
+
+/// How the decode step spreads a head's `[dk, dv]` state over one workgroup
+/// (`templates/decode_step.wgsl`): column groups of [`DECODE_ROW_LANES`] invocations, row lane `rl`
+/// of group `g` holding rows `rl + DECODE_ROW_LANES·i` of columns `4g … 4g + 3`, the whole state at
+/// once, [`DECODE_COLUMN_LANES`] groups interleaved in each block of consecutive invocations. There
+/// are at least `dk / 4` groups, whatever `dv`, so that a token's jobs (one per q, k and v channel and
+/// per column) take few rounds of the workgroup, and a whole number of blocks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DecodeLayout {
+    /// Lane groups.
+    pub groups: u32,
+    /// State rows a lane holds (a vec4 of its group's four columns each).
+    pub rows_per_lane: u32,
+}
+
+impl DecodeLayout {
+    /// The layout for a head size.
+    pub fn new(dims: HeadDims) -> Self {
+        let groups = (dims.dk.max(dims.dv) / 4).next_multiple_of(DECODE_COLUMN_LANES);
+        Self { groups, rows_per_lane: dims.dk.div_ceil(DECODE_ROW_LANES) }
+    }
+
+    /// Threads per workgroup.
+    pub fn threads(&self) -> u32 {
+        self.groups * DECODE_ROW_LANES
     }
 }

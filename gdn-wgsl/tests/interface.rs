@@ -43,7 +43,11 @@ fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
                     BindingKind::ReadU32 | BindingKind::ReadF32 | BindingKind::ReadF16 => {
                         AddressSpace::Storage { access: StorageAccess::LOAD }
                     }
-                    BindingKind::WriteF32 | BindingKind::WriteU32 | BindingKind::WriteF16 | BindingKind::Counters => {
+                    BindingKind::WriteF32
+                    | BindingKind::WriteVec4F32
+                    | BindingKind::WriteU32
+                    | BindingKind::WriteF16
+                    | BindingKind::Counters => {
                         AddressSpace::Storage { access: StorageAccess::LOAD | StorageAccess::STORE }
                     }
                 };

@@ -192,10 +192,18 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
                 failures.push(format!("Tint refuses {name}"));
             }
         }
+        // The kernels not compiled, grouped by reason, in the manifest's order.
         let skipped = report["kernels"]["skipped"].as_array().cloned().unwrap_or_default();
-        if let Some(first) = skipped.first() {
-            let names: Vec<&str> = skipped.iter().filter_map(|k| k["kernel"].as_str()).collect();
-            let _ = writeln!(s, "  not compiled: {} ({})", names.join(", "), first["reason"].as_str().unwrap_or(""));
+        let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+        for k in &skipped {
+            let (name, reason) = (k["kernel"].as_str().unwrap_or("?"), k["reason"].as_str().unwrap_or(""));
+            match reasons.iter_mut().find(|(r, _)| *r == reason) {
+                Some((_, names)) => names.push(name),
+                None => reasons.push((reason, vec![name])),
+            }
+        }
+        for (reason, names) in reasons {
+            let _ = writeln!(s, "  not compiled: {} ({reason})", names.join(", "));
         }
     }
     let _ = writeln!(s, "\npage time: {:.1} s", report["ms"].as_f64().unwrap_or(0.0) / 1000.0);

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+set -u
+O=${OUT:-out}; W=/tmp/e1; rm -rf $W; mkdir -p $O $W; B=.dev/bin; t0=$SECONDS
+(cd .dev && tar xJf bin.tar.xz)
+pack() { tar czf $O/e1.tgz -C /tmp e1; }
+run() { name=$1; t=$2; shift 2; s=$SECONDS; timeout $t "$@" > $W/$name.txt 2>&1; echo "rc=$? $((SECONDS-s)) s" >> $W/$name.txt; }
+for v in sg16 sg8 sg4; do GDN_KERNEL_DIR=.dev/kv/$v run stats-$v 60 $B/gdn-check kernel-stats --kernel decode_step; done
+run stats-built 60 $B/gdn-check kernel-stats --kernel decode_step
+pack
+for n in 1 8 64; do
+  run built-n$n 30 $B/gdn-check decode --preset qwen3-next --sequences $n --steps 100
+  for v in sg16 sg8 sg4; do GDN_KERNEL_DIR=.dev/kv/$v run $v-n$n 30 $B/gdn-check decode --preset qwen3-next --sequences $n --steps 100; done
+done
+pack
+for v in sg16 sg8; do GDN_KERNEL_DIR=.dev/kv/$v run $v-n8-t4 30 $B/gdn-check decode --preset qwen3-next --sequences 8 --steps 50 --tokens 4; done
+run built-n8-t4 30 $B/gdn-check decode --preset qwen3-next --sequences 8 --steps 50 --tokens 4
+echo "total $((SECONDS-t0)) s" >> $W/progress.txt; pack
