@@ -223,6 +223,15 @@ impl Context {
         )
     }
 
+    /// Whether the device sums over lanes by subgroup shuffles: it has wgpu's `SUBGROUP` and
+    /// subgroups of at least [`gdn_wgsl::DECODE_ROW_LANES`] · [`gdn_wgsl::DECODE_COLUMN_LANES`]
+    /// invocations (a block of the decode step's and the recurrent forward's interleaved column
+    /// groups then lies in one subgroup). Elsewhere those kernels sum through workgroup memory.
+    pub fn has_wide_subgroups(&self) -> bool {
+        self.device().features().contains(wgpu::Features::SUBGROUP)
+            && self.inner.info.subgroup_min_size >= gdn_wgsl::DECODE_ROW_LANES * gdn_wgsl::DECODE_COLUMN_LANES
+    }
+
     /// Whether naga guards the kernels' buffer accesses.
     pub fn bounds_checks(&self) -> bool {
         self.inner.bounds_checks

@@ -16,7 +16,7 @@
 //! dispatch of one workgroup per (sequence, value head), every state of the step in flight at once
 //! and each whole in its workgroup's registers ([`gdn_wgsl::DecodeLayout`]): each workgroup
 //! computes its key head's conv, SiLU and L2 norms itself, sums over state rows within groups of
-//! [`DECODE_ROW_LANES`] invocations (subgroup shuffles where the device has subgroups of at least
+//! [`gdn_wgsl::DECODE_ROW_LANES`] invocations (subgroup shuffles where the device has subgroups of at least
 //! 32, [`Kernel::DecodeStep`]; workgroup memory elsewhere, [`Kernel::DecodeStepPortable`]), normalises
 //! o over the head's columns from workgroup memory, and shifts the conv windows once their reads
 //! are done. A value head's v window is read only by its own workgroup. A key head's q and k
@@ -31,7 +31,7 @@ use crate::plan::{bind_group, folded};
 use crate::state_pool::StatePool;
 use crate::timestamps::Timestamps;
 use crate::{Clock, Context, Error, LayerConfig, Params, Result};
-use gdn_wgsl::{DECODE_COLUMN_LANES, DECODE_ROW_LANES, HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS};
+use gdn_wgsl::{HeadDims, Kernel, LayerUniform, MAX_DECODE_TOKENS};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -70,16 +70,10 @@ pub enum DecodeBuffer {
     Out,
 }
 
-/// The decode kernel for `ctx`'s device: row sums through subgroup shuffles where it has wgpu's
-/// `SUBGROUP` and subgroups of at least [`DECODE_ROW_LANES`] · [`DECODE_COLUMN_LANES`] invocations
-/// (a block of interleaved column groups then lies in one subgroup), else through workgroup memory.
+/// The decode kernel for `ctx`'s device: row sums through subgroup shuffles where it has them wide
+/// enough ([`Context::has_wide_subgroups`]), else through workgroup memory.
 pub fn decode_kernel(ctx: &Context) -> Kernel {
-    let subgroups = ctx.device().features().contains(wgpu::Features::SUBGROUP);
-    if subgroups && ctx.adapter_info().subgroup_min_size >= DECODE_ROW_LANES * DECODE_COLUMN_LANES {
-        Kernel::DecodeStep
-    } else {
-        Kernel::DecodeStepPortable
-    }
+    if ctx.has_wide_subgroups() { Kernel::DecodeStep } else { Kernel::DecodeStepPortable }
 }
 
 /// The step's kernel, bound to the decoder's buffers and the pool's.

@@ -423,6 +423,7 @@ pub(crate) fn laid_out(
             conv_state: options.conv_state,
             backward: options.backward,
             storage: options.storage,
+            subgroups: ctx.has_wide_subgroups(),
         };
         let plan = LayerPlan::new(config, offsets, &plan_options)?;
         for spec in plan.buffers.iter().filter(|spec| matches!(spec.contents, Contents::Storage { .. })) {

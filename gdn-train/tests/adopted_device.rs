@@ -1,22 +1,27 @@
 //! An engine's own device: `Context::from_wgpu` wraps a device and queue the caller created, and
-//! the layer computes on it exactly what it computes on a device of its own; on a device created
-//! with wgpu's default limits, a kernel that needs more says which limit, by name.
+//! the layer computes on it exactly what it computes on a device of its own (given the same limits
+//! and the feature that picks kernels, wgpu's `SUBGROUP`); on a device created with wgpu's default
+//! limits, a kernel that needs more says which limit, by name.
 
 mod common;
 use common::values;
 use gdn_train::{Batch, Context, Error, Family, Inputs, LayerConfig, Params, Precision, Tape, TapeOptions};
 
-/// The adapter `Context::new` would take, and a device on it with no feature requested and the
-/// adapter's own limits (`own_limits`) or wgpu's defaults.
-fn engine_device(own_limits: bool) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
+/// The adapter `Context::new` would take, and a device on it with, like ours (`like_ours`), the
+/// adapter's own limits and the one feature that picks f32 kernels, wgpu's `SUBGROUP` where offered
+/// (the recurrent forward's and the decode step's sums are subgroup shuffles where subgroups are
+/// wide, which round differently from their portable twins); or with wgpu's defaults and no feature.
+fn engine_device(like_ours: bool) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let chosen = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
     let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY))
         .into_iter()
         .find(|a| a.get_info().name == chosen.adapter_info().name)
         .expect("the adapter Context::new chose");
-    let required_limits = if own_limits { adapter.limits() } else { wgpu::Limits::default() };
-    let descriptor = wgpu::DeviceDescriptor { required_limits, ..wgpu::DeviceDescriptor::default() };
+    let required_limits = if like_ours { adapter.limits() } else { wgpu::Limits::default() };
+    let required_features =
+        if like_ours { adapter.features() & wgpu::Features::SUBGROUP } else { wgpu::Features::empty() };
+    let descriptor = wgpu::DeviceDescriptor { required_limits, required_features, ..wgpu::DeviceDescriptor::default() };
     let (device, queue) =
         pollster::block_on(adapter.request_device(&descriptor)).unwrap_or_else(|e| panic!("an engine's device: {e}"));
     (adapter, device, queue)

@@ -170,7 +170,10 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
     let picked = ctx.picked_family(true, Precision::F32);
     // Tensor-core products are the chunked family's, forward-only or not.
     assert_eq!(ctx.picked_family(false, Precision::TensorCore), Family::chunked());
-    assert_eq!(runs(None, Batch::Fixed { b: 1, t: 200 }), picked);
+    // A tape that picks its family sets the knob for its batch (on a GPU, 32-token chunks where
+    // 64-token ones would leave few jobs: `Family::for_batch`).
+    let for_batch = picked.for_batch([200], small().nv, Precision::F32).fitted(200, Precision::F32);
+    assert_eq!(runs(None, Batch::Fixed { b: 1, t: 200 }), for_batch);
     assert_eq!(runs(None, Batch::Fixed { b: 4, t: 1 }), picked.fitted(1, Precision::F32));
     let chunked = Some(Family::chunked());
     assert_eq!(runs(chunked, Batch::Fixed { b: 4, t: 1 }), Family::Chunked { chunk: 1 });

@@ -105,6 +105,9 @@ pub const DECODE_ROW_LANES: u32 = 8;
 /// invocations (row lanes `DECODE_COLUMN_LANES` apart): `decode_step` needs subgroups at least that
 /// wide.
 pub const DECODE_COLUMN_LANES: u32 = 4;
+/// State columns per workgroup of the recurrent family's forward: one block of interleaved column
+/// groups.
+pub const RECURRENCE_FORWARD_COLUMNS: u32 = 4 * DECODE_COLUMN_LANES;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
@@ -118,8 +121,13 @@ pub enum Kernel {
     QkNormForward,
     /// Decay and write gates.
     GatesForward,
-    /// The delta rule, forward, with checkpoints.
+    /// The delta rule, forward, with checkpoints; its column sums are subgroup shuffles: it needs
+    /// wgpu's `SUBGROUP` with subgroups of at least [`DECODE_ROW_LANES`] · [`DECODE_COLUMN_LANES`]
+    /// invocations.
     RecurrenceForward,
+    /// [`Kernel::RecurrenceForward`] with its column sums through workgroup memory, for devices
+    /// without subgroups that wide.
+    RecurrenceForwardPortable,
     /// Gated RMSNorm.
     NormForward,
     /// Gated RMSNorm backward.
@@ -196,11 +204,12 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 37] = [
+    pub const ALL: [Kernel; 38] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
         Kernel::RecurrenceForward,
+        Kernel::RecurrenceForwardPortable,
         Kernel::NormForward,
         Kernel::NormBackward,
         Kernel::RecurrenceBackward,
@@ -248,8 +257,16 @@ impl Kernel {
             Kernel::WidenBf16 | Kernel::WidenF16 => "widen",
             Kernel::NarrowBf16 | Kernel::NarrowF16 => "narrow",
             Kernel::DecodeStepPortable => "decode_step",
+            Kernel::RecurrenceForwardPortable => "recurrence_forward",
             _ => self.name(),
         }
+    }
+
+    /// Whether it sums over lanes by subgroup shuffles, needing wgpu's `SUBGROUP` with subgroups of
+    /// at least [`DECODE_ROW_LANES`] · [`DECODE_COLUMN_LANES`] invocations; each such kernel has a
+    /// portable twin that sums through workgroup memory.
+    pub fn needs_wide_subgroups(self) -> bool {
+        matches!(self, Kernel::DecodeStep | Kernel::RecurrenceForward)
     }
 
     /// The bindings of group 0, slot by slot.
@@ -328,7 +345,7 @@ impl Kernel {
             | Kernel::AddInto => ELEMENTS,
             Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
-            Kernel::RecurrenceForward => Tiling::forward(dims).threads(),
+            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => DECODE_ROW_LANES * DECODE_COLUMN_LANES,
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
             Kernel::DecodeStep | Kernel::DecodeStepPortable => DecodeLayout::new(dims).threads(),
             Kernel::ChunkPrepare
@@ -354,10 +371,9 @@ impl Kernel {
         let tiling = CoopTiling::new(dims);
         let floats = match self {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
-            Kernel::RecurrenceForward => {
-                let t = Tiling::forward(dims);
-                2 * t.ty * t.columns()
-            }
+            // the portable kernel's lane values.
+            Kernel::RecurrenceForward => 0,
+            Kernel::RecurrenceForwardPortable => 4 * DECODE_ROW_LANES * DECODE_COLUMN_LANES,
             Kernel::RecurrenceBackward => {
                 let t = Tiling::backward(dims);
                 t.ty * t.columns() + t.tx * t.rows()
@@ -426,7 +442,15 @@ impl Kernel {
             }
             Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
-            Kernel::RecurrenceForward => tiled(Tiling::forward(dims)),
+            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => vec![
+                ("DK", dims.dk),
+                ("DV", dims.dv),
+                ("ROW_LANES", DECODE_ROW_LANES),
+                ("COLUMN_LANES", DECODE_COLUMN_LANES),
+                ("RY", dims.dk.div_ceil(DECODE_ROW_LANES)),
+                ("CB", RECURRENCE_FORWARD_COLUMNS),
+                ("THREADS", DECODE_ROW_LANES * DECODE_COLUMN_LANES),
+            ],
             Kernel::RecurrenceBackward => tiled(Tiling::backward(dims)),
             Kernel::ChunkPrepare | Kernel::ChunkOutput | Kernel::ChunkGrad => vec![("DK", dims.dk), ("DV", dims.dv)],
             Kernel::ChunkState | Kernel::ChunkStateBackward => {
@@ -486,6 +510,7 @@ impl Kernel {
             Kernel::NarrowF16 => &NARROW_F16,
             Kernel::AddInto => &ADD_INTO,
             Kernel::RecurrenceForward => &RECURRENCE_FORWARD,
+            Kernel::RecurrenceForwardPortable => &RECURRENCE_FORWARD_PORTABLE,
             Kernel::NormForward => &NORM_FORWARD,
             Kernel::NormBackward => &NORM_BACKWARD,
             Kernel::RecurrenceBackward => &RECURRENCE_BACKWARD,
@@ -626,21 +651,35 @@ const ADD_INTO: Spec = Spec {
     bindings: &[bind("part", ReadF32), bind("sum", WriteF32)],
 };
 
+const ROW_LANES_SUBGROUP: (&str, &str) = ("row_lanes_subgroup", include_str!("../templates/row_lanes_subgroup.wgsl"));
+const ROW_LANES_WORKGROUP: (&str, &str) =
+    ("row_lanes_workgroup", include_str!("../templates/row_lanes_workgroup.wgsl"));
+
+const RECURRENCE_FORWARD_TEMPLATE: &str = include_str!("../templates/recurrence_forward.wgsl");
+const RECURRENCE_FORWARD_BINDINGS: &[Binding] = &[
+    bind("layer", LayerUniform),
+    bind("index", ReadU32),
+    bind("y", ReadF32),
+    bind("qk_hat", ReadF32),
+    bind("gates", ReadF32),
+    bind("h0", ReadF32),
+    bind("o", WriteF32),
+    bind("ckpt", WriteF32),
+    bind("ht", WriteF32),
+];
+
 const RECURRENCE_FORWARD: Spec = Spec {
     name: "recurrence_forward",
-    template: include_str!("../templates/recurrence_forward.wgsl"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, STATE_TILE],
-    bindings: &[
-        bind("layer", LayerUniform),
-        bind("index", ReadU32),
-        bind("y", ReadF32),
-        bind("qk_hat", ReadF32),
-        bind("gates", ReadF32),
-        bind("h0", ReadF32),
-        bind("o", WriteF32),
-        bind("ckpt", WriteF32),
-        bind("ht", WriteF32),
-    ],
+    template: RECURRENCE_FORWARD_TEMPLATE,
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_SUBGROUP],
+    bindings: RECURRENCE_FORWARD_BINDINGS,
+};
+
+const RECURRENCE_FORWARD_PORTABLE: Spec = Spec {
+    name: "recurrence_forward_portable",
+    template: RECURRENCE_FORWARD_TEMPLATE,
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_WORKGROUP],
+    bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 
 const NORM_FORWARD: Spec = Spec {
@@ -1122,14 +1161,14 @@ const DECODE_STEP_BINDINGS: &[Binding] = &[
 const DECODE_STEP: Spec = Spec {
     name: "decode_step",
     template: DECODE_STEP_TEMPLATE,
-    snippets: &[("row_lanes_subgroup", include_str!("../templates/row_lanes_subgroup.wgsl"))],
+    snippets: &[ROW_LANES_SUBGROUP],
     bindings: DECODE_STEP_BINDINGS,
 };
 
 const DECODE_STEP_PORTABLE: Spec = Spec {
     name: "decode_step_portable",
     template: DECODE_STEP_TEMPLATE,
-    snippets: &[("row_lanes_workgroup", include_str!("../templates/row_lanes_workgroup.wgsl"))],
+    snippets: &[ROW_LANES_WORKGROUP],
     bindings: DECODE_STEP_BINDINGS,
 };
 

@@ -1,7 +1,9 @@
-//! How the recurrence kernels spread a `[dk, dv]` state over a workgroup's threads.
+//! How kernels spread a `[dk, dv]` state over a workgroup's threads.
 //!
-//! A workgroup of `tx × ty` threads covers `ty·ry ≥ dk` rows and `tx·rx` columns; each thread keeps
-//! an `ry × rx` tile of the state in registers. WGSL cannot size a per-thread array with an
+//! The recurrent backward ([`Tiling`]): a workgroup of `tx × ty` threads covers `ty·ry ≥ dk` rows
+//! and `tx·rx` columns; each thread keeps an `ry × rx` tile of the state in registers. The decode
+//! step and the recurrent forward ([`DecodeLayout`]): column groups of four columns over row lanes.
+//! The chunked family on tensor cores ([`CoopTiling`]). WGSL cannot size a per-thread array with an
 //! `override`, so the generator derives these numbers from the head dims and writes them as
 //! `const`s into each variant.
 
@@ -32,19 +34,6 @@ impl Tiling {
     pub fn backward(dims: HeadDims) -> Self {
         let (ty, tx) = (threads_along(dims.dk), threads_along(dims.dv));
         Self { tx, ty, rx: dims.dv.div_ceil(tx), ry: dims.dk.div_ceil(ty) }
-    }
-
-    /// The forward: columns are independent, so a workgroup takes a block of at most 32 of them
-    /// (four per thread) and a head's columns spread over several workgroups.
-    pub fn forward(dims: HeadDims) -> Self {
-        let ty = threads_along(dims.dk);
-        let rx = dims.dv.min(4);
-        Self { tx: dims.dv.div_ceil(rx).next_power_of_two().min(8), ty, rx, ry: dims.dk.div_ceil(ty) }
-    }
-
-    /// Blocks that cover the `dv` columns of a head, [`Tiling::columns`] each.
-    pub fn column_blocks(&self, dims: HeadDims) -> u32 {
-        dims.dv.div_ceil(self.columns())
     }
 
     /// Threads per workgroup.

@@ -55,6 +55,11 @@ pub struct PlanOptions {
     pub backward: bool,
     /// How the caller's activations and their gradients are stored (f32 by default).
     pub storage: Storage,
+    /// Whether the device sums over lanes by subgroup shuffles: wgpu's `SUBGROUP` with subgroups
+    /// of at least [`crate::DECODE_ROW_LANES`] · [`crate::DECODE_COLUMN_LANES`] invocations. The
+    /// recurrent family's forward then runs [`crate::Kernel::RecurrenceForward`], else its portable
+    /// twin (`false` by default).
+    pub subgroups: bool,
 }
 
 impl Default for PlanOptions {
@@ -67,6 +72,7 @@ impl Default for PlanOptions {
             conv_state: false,
             backward: true,
             storage: Storage::F32,
+            subgroups: false,
         }
     }
 }

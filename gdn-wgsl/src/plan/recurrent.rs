@@ -6,6 +6,7 @@
 use super::buffer::{BufferSpec, Work};
 use super::geometry::Geometry;
 use super::{PlanError, Stages};
+use crate::kernel::RECURRENCE_FORWARD_COLUMNS;
 use crate::{HeadDims, Kernel, Tiling};
 
 /// The backward writes one `dℓ`/`dβ` partial per column group of its thread tiling.
@@ -32,11 +33,13 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
     ]
 }
 
-/// The forward recurrence: one workgroup per (sequence, head, column block).
+/// The forward recurrence: one workgroup per (sequence, head, column block), its column sums by
+/// subgroup shuffles where the device has them.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
-    let column_blocks = g.config.dv.div_ceil(Tiling::forward(g.dims).columns() as usize);
-    stages.push(Kernel::RecurrenceForward, g.sequences() * g.config.nv * column_blocks)
+    let column_blocks = g.config.dv.div_ceil(RECURRENCE_FORWARD_COLUMNS as usize);
+    let kernel = if g.options.subgroups { Kernel::RecurrenceForward } else { Kernel::RecurrenceForwardPortable };
+    stages.push(kernel, g.sequences() * g.config.nv * column_blocks)
 }
 
 /// The backward recurrence: one workgroup per (sequence, head).

@@ -20,6 +20,7 @@ fn options() -> impl Iterator<Item = PlanOptions> {
                     conv_state: bits & 4 != 0,
                     backward: bits & 8 != 0,
                     storage: [Storage::F32, Storage::Bf16, Storage::F16][usize::from(bits / 16)],
+                    subgroups: bits & 1 != 0,
                 })
             })
     })

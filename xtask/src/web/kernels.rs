@@ -8,7 +8,9 @@
 //! fix tried in the browser can be tried on a tape too; a kernel whose source does not depend on
 //! the head dims is written once, as `{kernel}-f32.wgsl`. The tensor-core kernels are listed as
 //! skipped: they need `shader-f16` and cooperative matrices (wgpu's extension, which WebGPU does
-//! not have), and SwiftShader offers neither.
+//! not have), and SwiftShader offers neither. So are the kernels that sum by subgroup shuffles
+//! ([`Kernel::needs_wide_subgroups`]): Tint wants `enable subgroups;`, which naga does not parse;
+//! their templates are compiled as their portable twins.
 
 use gdn_wgsl::{BindingKind, HeadDims, Kernel, Precision, kernel_source};
 use serde_json::{Value, json};
@@ -52,11 +54,11 @@ pub fn write(dir: &Path, only: &[String]) -> Result<usize, String> {
             }));
             continue;
         }
-        if kernel == Kernel::DecodeStep {
+        if kernel.needs_wide_subgroups() {
             skipped.push(json!({
                 "kernel": kernel.name(),
-                "reason": "row sums by subgroup shuffles: needs subgroups at least 32 wide (and `enable subgroups;`, \
-                           which naga does not parse); its template is compiled here as decode_step_portable",
+                "reason": "sums by subgroup shuffles: needs subgroups at least 32 wide (and `enable subgroups;`, \
+                           which naga does not parse); its template is compiled here as its portable twin",
             }));
             continue;
         }

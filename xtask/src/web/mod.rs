@@ -38,8 +38,10 @@ pub enum Event {
 /// Options of `cargo xtask web`.
 #[derive(Args)]
 pub struct WebArgs {
-    /// Seconds to wait for the page's report before failing.
-    #[arg(long, default_value_t = 180)]
+    /// Seconds to wait for the page's report before failing: a guard against a hung page, well
+    /// above the whole check's time on a 2-core machine (184 s on 2026-12-04, most of it SwiftShader
+    /// compiling chunk_grad's four variants).
+    #[arg(long, default_value_t = 420)]
     timeout: u64,
     /// A folder holding a plan.json (and the files it names) to run after the self-test; repeatable.
     #[arg(long, value_name = "DIR")]
