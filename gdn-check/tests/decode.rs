@@ -65,7 +65,7 @@ fn four_tokens_a_step_match_the_one_shot_forward() {
     check(LayerConfig::new(2, 2, 32, 32, 1).unwrap(), &Schedule::lockstep(3, 5, 4), 44);
 }
 
-/// Heads square, with more rows than columns (lane groups past the columns, `DecodeLayout`: at least
+/// Heads square, with more rows than columns (lane groups past the columns, `LaneLayout::decode`: at least
 /// dk / 4 groups) and with fewer (a token's jobs in several rounds of the workgroup), from one to
 /// 32 rows a lane, one to three value heads per key head (whose workgroups share the key head's conv
 /// windows, the last to read them shifting them), one token and a few a step.
@@ -123,7 +123,7 @@ fn the_shuffle_kernel_matches_the_one_shot_forward() {
         Kernel::DecodeStep,
         "decode_step needs wgpu's SUBGROUP with subgroups of at least {} invocations; the adapter {} offers SUBGROUP: \
          {}, subgroup sizes {} to {}",
-        gdn_wgsl::DECODE_ROW_LANES * gdn_wgsl::DECODE_COLUMN_LANES,
+        gdn_wgsl::LANE_BLOCK,
         info.name,
         ctx.device().features().contains(wgpu::Features::SUBGROUP),
         info.subgroup_min_size,

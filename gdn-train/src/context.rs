@@ -120,7 +120,8 @@ impl Context {
             .ok_or_else(|| Error::NoAdapter { filter: describe_filter(backends, options) })?;
         let info = adapter.get_info();
         let tensor_cores = tensor_core_support(&adapter, &info);
-        // Subgroups wherever offered: the decode step's row sums are shuffles where the device has them.
+        // Subgroups wherever offered: the decode step's and the recurrent forward's row sums are
+        // shuffles where they are wide enough (`has_wide_subgroups`).
         let mut optional = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
         if tensor_cores.is_ok() {
             optional |= TENSOR_CORE_FEATURES;
@@ -224,12 +225,11 @@ impl Context {
     }
 
     /// Whether the device sums over lanes by subgroup shuffles: it has wgpu's `SUBGROUP` and
-    /// subgroups of at least [`gdn_wgsl::DECODE_ROW_LANES`] · [`gdn_wgsl::DECODE_COLUMN_LANES`]
-    /// invocations (a block of the decode step's and the recurrent forward's interleaved column
-    /// groups then lies in one subgroup). Elsewhere those kernels sum through workgroup memory.
+    /// subgroups of at least [`gdn_wgsl::LANE_BLOCK`] invocations (a block of the decode step's and
+    /// the recurrent forward's interleaved column groups then lies in one subgroup). Elsewhere those kernels sum through workgroup memory.
     pub fn has_wide_subgroups(&self) -> bool {
         self.device().features().contains(wgpu::Features::SUBGROUP)
-            && self.inner.info.subgroup_min_size >= gdn_wgsl::DECODE_ROW_LANES * gdn_wgsl::DECODE_COLUMN_LANES
+            && self.inner.info.subgroup_min_size >= gdn_wgsl::LANE_BLOCK
     }
 
     /// Whether naga guards the kernels' buffer accesses.

@@ -14,9 +14,9 @@
 //! are 256 states of 64 KiB) and, at few sequences, by its latency: every dispatch boundary, every
 //! barrier and every state walked after another is paid once per step. So the step is one
 //! dispatch of one workgroup per (sequence, value head), every state of the step in flight at once
-//! and each whole in its workgroup's registers ([`gdn_wgsl::DecodeLayout`]): each workgroup
+//! and each whole in its workgroup's registers ([`gdn_wgsl::LaneLayout`]): each workgroup
 //! computes its key head's conv, SiLU and L2 norms itself, sums over state rows within groups of
-//! [`gdn_wgsl::DECODE_ROW_LANES`] invocations (subgroup shuffles where the device has subgroups of at least
+//! [`gdn_wgsl::ROW_LANES`] invocations (subgroup shuffles where the device has subgroups of at least
 //! 32, [`Kernel::DecodeStep`]; workgroup memory elsewhere, [`Kernel::DecodeStepPortable`]), normalises
 //! o over the head's columns from workgroup memory, and shifts the conv windows once their reads
 //! are done. A value head's v window is read only by its own workgroup. A key head's q and k

@@ -3,7 +3,7 @@
 //! the generator writes the WGSL `var` declarations from them, and a host builds its bind group
 //! layouts from them, so the two cannot drift.
 
-use crate::tiling::{CoopTiling, DecodeLayout, Tiling};
+use crate::tiling::{CoopTiling, LaneLayout, Tiling};
 use crate::{HeadDims, Precision, uniforms};
 
 /// What a binding holds.
@@ -97,17 +97,16 @@ pub const MATMUL_THREADS: u32 = 256;
 pub const MAX_CHUNK: u32 = 64;
 /// State columns per workgroup of the chunked family's passes over chunks.
 pub const CHUNK_COLUMNS: u32 = 64;
-/// Row lanes of a decode column group: the invocations that hold the rows of the same four state
-/// columns, and sum over them by subgroup shuffles (`decode_step`) or through workgroup memory
-/// (`decode_step_portable`).
-pub const DECODE_ROW_LANES: u32 = 8;
-/// Column groups interleaved in a block of `DECODE_ROW_LANES · DECODE_COLUMN_LANES` consecutive
-/// invocations (row lanes `DECODE_COLUMN_LANES` apart): `decode_step` needs subgroups at least that
-/// wide.
-pub const DECODE_COLUMN_LANES: u32 = 4;
-/// State columns per workgroup of the recurrent family's forward: one block of interleaved column
-/// groups.
-pub const RECURRENCE_FORWARD_COLUMNS: u32 = 4 * DECODE_COLUMN_LANES;
+/// Row lanes of a column group (`crate::LaneLayout`): the invocations that hold the rows of the
+/// same four state columns, and sum over them by subgroup shuffles (`decode_step`,
+/// `recurrence_forward`) or through workgroup memory (their portable twins).
+pub const ROW_LANES: u32 = 8;
+/// Column groups interleaved in a block of [`LANE_BLOCK`] consecutive invocations (row lanes
+/// `COLUMN_LANES` apart).
+pub const COLUMN_LANES: u32 = 4;
+/// Invocations of a block of interleaved column groups: the shuffle kernels need subgroups at
+/// least this wide.
+pub const LANE_BLOCK: u32 = ROW_LANES * COLUMN_LANES;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
@@ -122,8 +121,7 @@ pub enum Kernel {
     /// Decay and write gates.
     GatesForward,
     /// The delta rule, forward, with checkpoints; its column sums are subgroup shuffles: it needs
-    /// wgpu's `SUBGROUP` with subgroups of at least [`DECODE_ROW_LANES`] · [`DECODE_COLUMN_LANES`]
-    /// invocations.
+    /// wgpu's `SUBGROUP` with subgroups of at least [`LANE_BLOCK`] invocations.
     RecurrenceForward,
     /// [`Kernel::RecurrenceForward`] with its column sums through workgroup memory, for devices
     /// without subgroups that wide.
@@ -183,8 +181,7 @@ pub enum Kernel {
     /// Inference, a step of a few tokens for a batch of sequences, the whole forward in one
     /// dispatch: one workgroup per (sequence, value head), reading and updating the recurrent states
     /// and conv windows in place in a pool, addressed by slot. Its row sums are subgroup shuffles:
-    /// it needs wgpu's `SUBGROUP` with subgroups of at least [`DECODE_ROW_LANES`] ·
-    /// [`DECODE_COLUMN_LANES`] invocations.
+    /// it needs wgpu's `SUBGROUP` with subgroups of at least [`LANE_BLOCK`] invocations.
     DecodeStep,
     /// [`Kernel::DecodeStep`] with its row sums through workgroup memory, for devices without
     /// subgroups.
@@ -263,7 +260,7 @@ impl Kernel {
     }
 
     /// Whether it sums over lanes by subgroup shuffles, needing wgpu's `SUBGROUP` with subgroups of
-    /// at least [`DECODE_ROW_LANES`] · [`DECODE_COLUMN_LANES`] invocations; each such kernel has a
+    /// at least [`LANE_BLOCK`] invocations; each such kernel has a
     /// portable twin that sums through workgroup memory.
     pub fn needs_wide_subgroups(self) -> bool {
         matches!(self, Kernel::DecodeStep | Kernel::RecurrenceForward)
@@ -345,9 +342,11 @@ impl Kernel {
             | Kernel::AddInto => ELEMENTS,
             Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
-            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => DECODE_ROW_LANES * DECODE_COLUMN_LANES,
+            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
+                LaneLayout::recurrent_forward(dims).threads()
+            }
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
-            Kernel::DecodeStep | Kernel::DecodeStepPortable => DecodeLayout::new(dims).threads(),
+            Kernel::DecodeStep | Kernel::DecodeStepPortable => LaneLayout::decode(dims).threads(),
             Kernel::ChunkPrepare
             | Kernel::ChunkState
             | Kernel::ChunkOutput
@@ -373,7 +372,7 @@ impl Kernel {
             Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
-            Kernel::RecurrenceForwardPortable => 4 * DECODE_ROW_LANES * DECODE_COLUMN_LANES,
+            Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
             Kernel::RecurrenceBackward => {
                 let t = Tiling::backward(dims);
                 t.ty * t.columns() + t.tx * t.rows()
@@ -400,7 +399,7 @@ impl Kernel {
             // the raw o and the groups' sums of squares; the arrival flag; the portable kernel's
             // lane values.
             Kernel::DecodeStep | Kernel::DecodeStepPortable => {
-                let layout = DecodeLayout::new(dims);
+                let layout = LaneLayout::decode(dims);
                 let portable = if self == Kernel::DecodeStepPortable { 4 * layout.threads() } else { 0 };
                 2 * dims.dk + dims.dv + 4 * dims.dv + 2 * layout.groups + 1 + portable
             }
@@ -442,15 +441,12 @@ impl Kernel {
             }
             Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
-            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => vec![
-                ("DK", dims.dk),
-                ("DV", dims.dv),
-                ("ROW_LANES", DECODE_ROW_LANES),
-                ("COLUMN_LANES", DECODE_COLUMN_LANES),
-                ("RY", dims.dk.div_ceil(DECODE_ROW_LANES)),
-                ("CB", RECURRENCE_FORWARD_COLUMNS),
-                ("THREADS", DECODE_ROW_LANES * DECODE_COLUMN_LANES),
-            ],
+            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
+                let layout = LaneLayout::recurrent_forward(dims);
+                let mut constants = layout.constants(dims);
+                constants.push(("CB", layout.columns()));
+                constants
+            }
             Kernel::RecurrenceBackward => tiled(Tiling::backward(dims)),
             Kernel::ChunkPrepare | Kernel::ChunkOutput | Kernel::ChunkGrad => vec![("DK", dims.dk), ("DV", dims.dv)],
             Kernel::ChunkState | Kernel::ChunkStateBackward => {
@@ -476,17 +472,10 @@ impl Kernel {
                 ]
             }
             Kernel::DecodeStep | Kernel::DecodeStepPortable => {
-                let layout = DecodeLayout::new(dims);
-                vec![
-                    ("DK", dims.dk),
-                    ("DV", dims.dv),
-                    ("ROW_LANES", DECODE_ROW_LANES),
-                    ("COLUMN_LANES", DECODE_COLUMN_LANES),
-                    ("RY", layout.rows_per_lane),
-                    ("GROUPS", layout.groups),
-                    ("THREADS", layout.threads()),
-                    ("CONV_WINDOW", CONV_WINDOW),
-                ]
+                let layout = LaneLayout::decode(dims);
+                let mut constants = layout.constants(dims);
+                constants.extend([("GROUPS", layout.groups), ("CONV_WINDOW", CONV_WINDOW)]);
+                constants
             }
         }
     }

@@ -2,13 +2,13 @@
 //!
 //! The recurrent backward ([`Tiling`]): a workgroup of `tx × ty` threads covers `ty·ry ≥ dk` rows
 //! and `tx·rx` columns; each thread keeps an `ry × rx` tile of the state in registers. The decode
-//! step and the recurrent forward ([`DecodeLayout`]): column groups of four columns over row lanes.
+//! step and the recurrent forward ([`LaneLayout`]): column groups of four columns over row lanes.
 //! The chunked family on tensor cores ([`CoopTiling`]). WGSL cannot size a per-thread array with an
 //! `override`, so the generator derives these numbers from the head dims and writes them as
 //! `const`s into each variant.
 
 use crate::HeadDims;
-use crate::kernel::{COOP_FLOATS, COOP_STAGE, DECODE_COLUMN_LANES, DECODE_ROW_LANES};
+use crate::kernel::{COLUMN_LANES, COOP_FLOATS, COOP_STAGE, ROW_LANES};
 
 /// Threads along an extent: about four elements each, at most 16 threads, a power of two.
 fn threads_along(extent: u32) -> u32 {
@@ -102,29 +102,56 @@ impl CoopTiling {
     }
 }
 
-/// How the decode step spreads a head's `[dk, dv]` state over one workgroup
-/// (`templates/decode_step.wgsl`): column groups of [`DECODE_ROW_LANES`] invocations, row lane `rl`
-/// of group `g` holding rows `rl + DECODE_ROW_LANES·i` of columns `4g … 4g + 3`, the whole state at
-/// once, [`DECODE_COLUMN_LANES`] groups interleaved in each block of consecutive invocations. There
-/// are at least `dk / 4` groups, whatever `dv`, so that a token's jobs (one per q, k and v channel and
-/// per column) take few rounds of the workgroup, and a whole number of blocks.
+/// How the decode step and the recurrent forward spread a head's `[dk, dv]` state over a workgroup
+/// (`templates/decode_step.wgsl`, `templates/recurrence_forward.wgsl`): column groups of
+/// [`ROW_LANES`] invocations, row lane `rl` of group `g` holding rows `rl + ROW_LANES·i` of columns
+/// `4g … 4g + 3`, [`COLUMN_LANES`] groups interleaved in each block of [`crate::LANE_BLOCK`] consecutive
+/// invocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DecodeLayout {
-    /// Lane groups.
+pub struct LaneLayout {
+    /// Column groups of a workgroup, a whole number of blocks.
     pub groups: u32,
     /// State rows a lane holds (a vec4 of its group's four columns each).
     pub rows_per_lane: u32,
 }
 
-impl DecodeLayout {
-    /// The layout for a head size.
-    pub fn new(dims: HeadDims) -> Self {
-        let groups = (dims.dk.max(dims.dv) / 4).next_multiple_of(DECODE_COLUMN_LANES);
-        Self { groups, rows_per_lane: dims.dk.div_ceil(DECODE_ROW_LANES) }
+impl LaneLayout {
+    /// The decode step: a head's whole state in one workgroup, with at least `dk / 4` groups
+    /// whatever `dv`, so that a token's jobs (one per q, k and v channel and per column) take few
+    /// rounds of the workgroup.
+    pub fn decode(dims: HeadDims) -> Self {
+        Self::with_groups(dims, dims.dk.max(dims.dv) / 4)
+    }
+
+    /// The recurrent forward: one block of column groups a workgroup (its columns are independent,
+    /// so a head's spread over several workgroups).
+    pub fn recurrent_forward(dims: HeadDims) -> Self {
+        Self::with_groups(dims, COLUMN_LANES)
+    }
+
+    fn with_groups(dims: HeadDims, groups: u32) -> Self {
+        Self { groups: groups.next_multiple_of(COLUMN_LANES), rows_per_lane: dims.dk.div_ceil(ROW_LANES) }
     }
 
     /// Threads per workgroup.
     pub fn threads(&self) -> u32 {
-        self.groups * DECODE_ROW_LANES
+        self.groups * ROW_LANES
+    }
+
+    /// State columns one workgroup covers.
+    pub fn columns(&self) -> u32 {
+        4 * self.groups
+    }
+
+    /// The `const`s both templates read.
+    pub(crate) fn constants(&self, dims: HeadDims) -> Vec<(&'static str, u32)> {
+        vec![
+            ("DK", dims.dk),
+            ("DV", dims.dv),
+            ("ROW_LANES", ROW_LANES),
+            ("COLUMN_LANES", COLUMN_LANES),
+            ("RY", self.rows_per_lane),
+            ("THREADS", self.threads()),
+        ]
     }
 }

@@ -56,7 +56,7 @@ pub struct PlanOptions {
     /// How the caller's activations and their gradients are stored (f32 by default).
     pub storage: Storage,
     /// Whether the device sums over lanes by subgroup shuffles: wgpu's `SUBGROUP` with subgroups
-    /// of at least [`crate::DECODE_ROW_LANES`] · [`crate::DECODE_COLUMN_LANES`] invocations. The
+    /// of at least [`crate::LANE_BLOCK`] invocations. The
     /// recurrent family's forward then runs [`crate::Kernel::RecurrenceForward`], else its portable
     /// twin (`false` by default).
     pub subgroups: bool,

@@ -6,8 +6,7 @@
 use super::buffer::{BufferSpec, Work};
 use super::geometry::Geometry;
 use super::{PlanError, Stages};
-use crate::kernel::RECURRENCE_FORWARD_COLUMNS;
-use crate::{HeadDims, Kernel, Tiling};
+use crate::{HeadDims, Kernel, LaneLayout, Tiling};
 
 /// The backward writes one `dℓ`/`dβ` partial per column group of its thread tiling.
 pub(crate) fn gate_parts(dims: HeadDims) -> usize {
@@ -37,7 +36,7 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
 /// subgroup shuffles where the device has them.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
-    let column_blocks = g.config.dv.div_ceil(RECURRENCE_FORWARD_COLUMNS as usize);
+    let column_blocks = g.config.dv.div_ceil(LaneLayout::recurrent_forward(g.dims).columns() as usize);
     let kernel = if g.options.subgroups { Kernel::RecurrenceForward } else { Kernel::RecurrenceForwardPortable };
     stages.push(kernel, g.sequences() * g.config.nv * column_blocks)
 }

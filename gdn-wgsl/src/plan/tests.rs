@@ -12,15 +12,15 @@ fn options() -> impl Iterator<Item = PlanOptions> {
             .into_iter()
             .filter(move |&p| p == Precision::F32 || matches!(family, Family::Chunked { .. }))
             .flat_map(move |precision| {
-                (0..48u8).map(move |bits| PlanOptions {
+                (0..96u8).map(move |bits| PlanOptions {
                     family,
                     precision,
                     initial_state: bits & 1 != 0,
                     final_state_grad: bits & 2 != 0,
                     conv_state: bits & 4 != 0,
                     backward: bits & 8 != 0,
-                    storage: [Storage::F32, Storage::Bf16, Storage::F16][usize::from(bits / 16)],
-                    subgroups: bits & 1 != 0,
+                    storage: [Storage::F32, Storage::Bf16, Storage::F16][usize::from(bits / 16 % 3)],
+                    subgroups: bits >= 48,
                 })
             })
     })
