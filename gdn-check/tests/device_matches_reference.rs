@@ -1,6 +1,7 @@
 //! The device layer against the f64 reference, at the spec's bars, on hand-picked cases that cover
 //! head dims, conv taps, value heads per key head, T around the checkpoint interval and T = 1,
-//! B > 1, initial and final states, packed batches and the gate extremes. Every case runs with every
+//! B > 1, initial and final states, packed batches, batches large enough for the kernels of many
+//! heads and long runs, and the gate extremes. Every case runs with every
 //! kernel family, its knob (checkpoint interval or chunk) set to the case's interval, so that
 //! sequences cross stored-state boundaries in both; the chunked family in f32 must also stay within
 //! twice the recurrent family's error on the same case (or 1e-5). Runs on whatever adapter
@@ -125,7 +126,7 @@ fn sequence_lengths_around_the_checkpoint_interval_cases() -> Vec<Case> {
         .into_iter()
         .map(|t| case(config(1, 2, 16, 32, 4), Batch::Fixed { b: 2, t }, true, true, 4, 20 + t as u64))
         .chain(std::iter::once(case(config(1, 1, 32, 32, 4), Batch::Fixed { b: 1, t: 17 }, true, true, 1, 30)))
-        // Longer than the conv kernels' runs of 16 tokens and three 16-token chunks.
+        // Three 16-token chunks.
         .chain(std::iter::once(case(config(1, 2, 16, 32, 4), Batch::Fixed { b: 2, t: 40 }, true, true, 16, 31)))
         .collect()
 }
@@ -139,7 +140,6 @@ fn packed_sequences_each_with_its_own_state_cases() -> Vec<Case> {
     vec![
         case(config(1, 2, 16, 32, 4), Batch::Packed { cu_seqlens: vec![0, 1, 6, 8, 17] }, true, true, 4, 40),
         case(config(2, 1, 32, 16, 3), Batch::Packed { cu_seqlens: vec![0, 9, 10] }, false, false, 4, 41),
-        // Sequences that start inside the conv kernels' runs of 16 tokens, and span several.
         case(config(1, 2, 16, 16, 4), Batch::Packed { cu_seqlens: vec![0, 10, 37, 50] }, true, true, 16, 42),
     ]
 }
@@ -147,6 +147,21 @@ fn packed_sequences_each_with_its_own_state_cases() -> Vec<Case> {
 #[test]
 fn packed_sequences_each_with_its_own_state() {
     check(&packed_sequences_each_with_its_own_state_cases(), &variants(Precision::F32));
+}
+
+/// Batches past the small-batch choices: enough tokens for the conv kernels' runs of 16 (sequences
+/// starting inside runs and spanning many), and enough heads for the recurrent forward token by
+/// token (smaller batches take its chunked form).
+fn large_batches_cases() -> Vec<Case> {
+    vec![
+        case(config(1, 2, 16, 32, 4), Batch::Packed { cu_seqlens: vec![0, 10, 517, 1030] }, true, true, 32, 43),
+        case(config(1, 8, 16, 16, 4), Batch::Fixed { b: 32, t: 3 }, true, true, 2, 44),
+    ]
+}
+
+#[test]
+fn large_batches() {
+    check(&large_batches_cases(), &variants(Precision::F32));
 }
 
 fn gate_extremes_cases() -> Vec<Case> {
@@ -178,6 +193,7 @@ fn tensor_core_products_match_the_reference() {
         conv_taps_and_heads_per_key_head_cases(),
         sequence_lengths_around_the_checkpoint_interval_cases(),
         packed_sequences_each_with_its_own_state_cases(),
+        large_batches_cases(),
         gate_extremes_cases(),
     ]
     .concat();

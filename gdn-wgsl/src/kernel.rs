@@ -80,8 +80,14 @@ use BindingKind::{
 
 /// Threads per workgroup of the element-wise kernels.
 pub const ELEMENTS: u32 = 256;
-/// Tokens one invocation of the conv kernels walks (`templates/conv_runs.wgsl`).
+/// Tokens one invocation of the conv kernels walks (`templates/conv_runs.wgsl`) where the batch
+/// has runs enough to fill the GPU.
 pub const CONV_RUN: u32 = 16;
+/// Workgroups of runs of [`CONV_RUN`] tokens below which the conv kernels take one token an
+/// invocation instead: a run's tokens are loaded one after another, so short batches (S4's 32
+/// workgroups of runs: 14 µs on the H200, 6 µs a token an invocation) wait sixteen load latencies
+/// where one would do.
+pub const CONV_RUNS_TO_FILL: u32 = 64;
 /// Neighbouring tokens the conv kernels keep in registers: kernels for at most this many taps read
 /// each raw value once.
 pub const CONV_WINDOW: u32 = 4;
@@ -97,16 +103,20 @@ pub const MATMUL_THREADS: u32 = 256;
 pub const MAX_CHUNK: u32 = 64;
 /// State columns per workgroup of the chunked family's passes over chunks.
 pub const CHUNK_COLUMNS: u32 = 64;
-/// Row lanes of a column group (`crate::LaneLayout`): the invocations that hold the rows of the
-/// same four state columns, and sum over them by subgroup shuffles (`decode_step`,
-/// `recurrence_forward`) or through workgroup memory (their portable twins).
-pub const ROW_LANES: u32 = 8;
-/// Column groups interleaved in a block of [`LANE_BLOCK`] consecutive invocations (row lanes
-/// `COLUMN_LANES` apart).
-pub const COLUMN_LANES: u32 = 4;
-/// Invocations of a block of interleaved column groups: the shuffle kernels need subgroups at
-/// least this wide.
-pub const LANE_BLOCK: u32 = ROW_LANES * COLUMN_LANES;
+/// Invocations of a block of interleaved column groups (`crate::LaneLayout`): the shuffle kernels
+/// need subgroups at least this wide.
+pub const LANE_BLOCK: u32 = 32;
+/// Tokens the few-heads recurrent forward solves together (`templates/recurrence_forward_chunks.wgsl`:
+/// a vec4's components; its sums are written for four).
+pub const RECURRENT_CHUNK: u32 = 4;
+
+/// Tokens the few-heads recurrent forward stages in workgroup memory at a time: 16 at dk = 128
+/// (8 and 32 measured 10 % slower and no faster on the H200), half that in the portable kernel, whose
+/// sums take workgroup memory too (lavapipe's 32 KiB).
+fn recurrent_stage(dims: HeadDims, portable: bool) -> u32 {
+    let floats = if portable { 1024 } else { 2048 };
+    (floats / dims.dk).clamp(RECURRENT_CHUNK, 32)
+}
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
@@ -126,6 +136,13 @@ pub enum Kernel {
     /// [`Kernel::RecurrenceForward`] with its column sums through workgroup memory, for devices
     /// without subgroups that wide.
     RecurrenceForwardPortable,
+    /// The delta rule, forward, with checkpoints, for batches of few heads: solved
+    /// [`RECURRENT_CHUNK`] tokens at a time over four times the lanes, its inputs staged in
+    /// workgroup memory; its sums are subgroup shuffles: it needs wgpu's `SUBGROUP` with subgroups
+    /// of at least [`LANE_BLOCK`] invocations.
+    RecurrenceForwardChunks,
+    /// [`Kernel::RecurrenceForwardChunks`] with its sums through workgroup memory.
+    RecurrenceForwardChunksPortable,
     /// Gated RMSNorm.
     NormForward,
     /// Gated RMSNorm backward.
@@ -201,12 +218,14 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 38] = [
+    pub const ALL: [Kernel; 40] = [
         Kernel::ConvForward,
         Kernel::QkNormForward,
         Kernel::GatesForward,
         Kernel::RecurrenceForward,
         Kernel::RecurrenceForwardPortable,
+        Kernel::RecurrenceForwardChunks,
+        Kernel::RecurrenceForwardChunksPortable,
         Kernel::NormForward,
         Kernel::NormBackward,
         Kernel::RecurrenceBackward,
@@ -255,6 +274,7 @@ impl Kernel {
             Kernel::NarrowBf16 | Kernel::NarrowF16 => "narrow",
             Kernel::DecodeStepPortable => "decode_step",
             Kernel::RecurrenceForwardPortable => "recurrence_forward",
+            Kernel::RecurrenceForwardChunksPortable => "recurrence_forward_chunks",
             _ => self.name(),
         }
     }
@@ -263,7 +283,7 @@ impl Kernel {
     /// at least [`LANE_BLOCK`] invocations; each such kernel has a
     /// portable twin that sums through workgroup memory.
     pub fn needs_wide_subgroups(self) -> bool {
-        matches!(self, Kernel::DecodeStep | Kernel::RecurrenceForward)
+        matches!(self, Kernel::DecodeStep | Kernel::RecurrenceForward | Kernel::RecurrenceForwardChunks)
     }
 
     /// The bindings of group 0, slot by slot.
@@ -345,6 +365,9 @@ impl Kernel {
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
             }
+            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
+                LaneLayout::recurrent_chunks(dims).threads()
+            }
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
             Kernel::DecodeStep | Kernel::DecodeStepPortable => LaneLayout::decode(dims).threads(),
             Kernel::ChunkPrepare
@@ -373,6 +396,13 @@ impl Kernel {
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
+            // the staged inputs (q̂, k̂, v, g and β a token); the portable kernel's partials and sums.
+            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
+                let layout = LaneLayout::recurrent_chunks(dims);
+                let portable = self == Kernel::RecurrenceForwardChunksPortable;
+                let sums = if portable { layout.threads() * (4 * RECURRENT_CHUNK + 1) } else { 0 };
+                recurrent_stage(dims, portable) * (2 * dims.dk + layout.columns() + 2) + sums
+            }
             Kernel::RecurrenceBackward => {
                 let t = Tiling::backward(dims);
                 t.ty * t.columns() + t.tx * t.rows()
@@ -424,7 +454,12 @@ impl Kernel {
         };
         match self {
             Kernel::ConvForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
-                vec![("ELEMENTS", ELEMENTS), ("CONV_RUN", CONV_RUN), ("CONV_WINDOW", CONV_WINDOW)]
+                vec![
+                    ("ELEMENTS", ELEMENTS),
+                    ("CONV_RUN", CONV_RUN),
+                    ("CONV_RUNS_TO_FILL", CONV_RUNS_TO_FILL),
+                    ("CONV_WINDOW", CONV_WINDOW),
+                ]
             }
             Kernel::GatesForward
             | Kernel::WidenBf16
@@ -437,7 +472,13 @@ impl Kernel {
             Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => vec![("COLUMNS", COLUMNS)],
             Kernel::DconvWindow => {
-                vec![("COLUMNS", COLUMNS), ("ELEMENTS", ELEMENTS), ("CONV_RUN", CONV_RUN), ("CONV_WINDOW", CONV_WINDOW)]
+                vec![
+                    ("COLUMNS", COLUMNS),
+                    ("ELEMENTS", ELEMENTS),
+                    ("CONV_RUN", CONV_RUN),
+                    ("CONV_RUNS_TO_FILL", CONV_RUNS_TO_FILL),
+                    ("CONV_WINDOW", CONV_WINDOW),
+                ]
             }
             Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
@@ -445,6 +486,17 @@ impl Kernel {
                 let layout = LaneLayout::recurrent_forward(dims);
                 let mut constants = layout.constants(dims);
                 constants.push(("CB", layout.columns()));
+                constants
+            }
+            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
+                let layout = LaneLayout::recurrent_chunks(dims);
+                let portable = self == Kernel::RecurrenceForwardChunksPortable;
+                let mut constants = layout.constants(dims);
+                constants.extend([
+                    ("CB", layout.columns()),
+                    ("STAGE", recurrent_stage(dims, portable)),
+                    ("CHUNK", RECURRENT_CHUNK),
+                ]);
                 constants
             }
             Kernel::RecurrenceBackward => tiled(Tiling::backward(dims)),
@@ -500,6 +552,8 @@ impl Kernel {
             Kernel::AddInto => &ADD_INTO,
             Kernel::RecurrenceForward => &RECURRENCE_FORWARD,
             Kernel::RecurrenceForwardPortable => &RECURRENCE_FORWARD_PORTABLE,
+            Kernel::RecurrenceForwardChunks => &RECURRENCE_FORWARD_CHUNKS,
+            Kernel::RecurrenceForwardChunksPortable => &RECURRENCE_FORWARD_CHUNKS_PORTABLE,
             Kernel::NormForward => &NORM_FORWARD,
             Kernel::NormBackward => &NORM_BACKWARD,
             Kernel::RecurrenceBackward => &RECURRENCE_BACKWARD,
@@ -641,6 +695,10 @@ const ADD_INTO: Spec = Spec {
 };
 
 const ROW_LANES_SUBGROUP: (&str, &str) = ("row_lanes_subgroup", include_str!("../templates/row_lanes_subgroup.wgsl"));
+const CHUNK_LANES_SUBGROUP: (&str, &str) =
+    ("chunk_lanes_subgroup", include_str!("../templates/chunk_lanes_subgroup.wgsl"));
+const CHUNK_LANES_WORKGROUP: (&str, &str) =
+    ("chunk_lanes_workgroup", include_str!("../templates/chunk_lanes_workgroup.wgsl"));
 const ROW_LANES_WORKGROUP: (&str, &str) =
     ("row_lanes_workgroup", include_str!("../templates/row_lanes_workgroup.wgsl"));
 
@@ -668,6 +726,22 @@ const RECURRENCE_FORWARD_PORTABLE: Spec = Spec {
     name: "recurrence_forward_portable",
     template: RECURRENCE_FORWARD_TEMPLATE,
     snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_WORKGROUP],
+    bindings: RECURRENCE_FORWARD_BINDINGS,
+};
+
+const RECURRENCE_FORWARD_CHUNKS_TEMPLATE: &str = include_str!("../templates/recurrence_forward_chunks.wgsl");
+
+const RECURRENCE_FORWARD_CHUNKS: Spec = Spec {
+    name: "recurrence_forward_chunks",
+    template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_LANES_SUBGROUP],
+    bindings: RECURRENCE_FORWARD_BINDINGS,
+};
+
+const RECURRENCE_FORWARD_CHUNKS_PORTABLE: Spec = Spec {
+    name: "recurrence_forward_chunks_portable",
+    template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_LANES_WORKGROUP],
     bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 

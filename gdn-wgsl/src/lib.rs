@@ -33,11 +33,12 @@ mod uniforms;
 
 pub use dims::{HeadDims, SUPPORTED_SIZES, UnsupportedDims};
 pub use kernel::{
-    Binding, BindingKind, CHUNK_COLUMNS, COLUMN_LANES, COLUMNS, CONV_RUN, CONV_WINDOW, COOP_GATE_TERMS, COOP_KEY_TERMS,
-    COOP_RECORD, ELEMENTS, Kernel, LANE_BLOCK, MATMUL_THREADS, MAX_CHUNK, MAX_DECODE_TOKENS, ROW_LANES, VEC,
+    Binding, BindingKind, CHUNK_COLUMNS, COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, COOP_GATE_TERMS,
+    COOP_KEY_TERMS, COOP_RECORD, ELEMENTS, Kernel, LANE_BLOCK, MATMUL_THREADS, MAX_CHUNK, MAX_DECODE_TOKENS,
+    RECURRENT_CHUNK, VEC,
 };
 pub use precision::Precision;
-pub use tiling::{CoopTiling, LaneLayout, Tiling};
+pub use tiling::{CoopTiling, LaneLayout, ROW_LANES, Tiling};
 pub use uniforms::{LayerUniform, ReduceUniform};
 
 /// One kernel variant: its WGSL (entry point `main`) and its interface.

@@ -8,7 +8,7 @@
 //! `const`s into each variant.
 
 use crate::HeadDims;
-use crate::kernel::{COLUMN_LANES, COOP_FLOATS, COOP_STAGE, ROW_LANES};
+use crate::kernel::{COOP_FLOATS, COOP_STAGE, LANE_BLOCK};
 
 /// Threads along an extent: about four elements each, at most 16 threads, a power of two.
 fn threads_along(extent: u32) -> u32 {
@@ -104,38 +104,57 @@ impl CoopTiling {
 
 /// How the decode step and the recurrent forward spread a head's `[dk, dv]` state over a workgroup
 /// (`templates/decode_step.wgsl`, `templates/recurrence_forward.wgsl`): column groups of
-/// [`ROW_LANES`] invocations, row lane `rl` of group `g` holding rows `rl + ROW_LANES·i` of columns
-/// `4g … 4g + 3`, [`COLUMN_LANES`] groups interleaved in each block of [`crate::LANE_BLOCK`] consecutive
-/// invocations.
+/// `row_lanes` invocations, row lane `rl` of group `g` holding rows `rl + row_lanes·i` of columns
+/// `4g … 4g + 3`, [`LaneLayout::column_lanes`] groups interleaved in each block of
+/// [`crate::LANE_BLOCK`] consecutive invocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaneLayout {
     /// Column groups of a workgroup, a whole number of blocks.
     pub groups: u32,
+    /// Invocations holding a column group's rows: [`ROW_LANES`] or [`crate::LANE_BLOCK`].
+    pub row_lanes: u32,
     /// State rows a lane holds (a vec4 of its group's four columns each).
     pub rows_per_lane: u32,
 }
+
+/// Row lanes of the decode step and of the per-token recurrent forward: a lane holds `dk / 8` rows,
+/// so a block of 32 holds four column groups.
+pub const ROW_LANES: u32 = 8;
 
 impl LaneLayout {
     /// The decode step: a head's whole state in one workgroup, with at least `dk / 4` groups
     /// whatever `dv`, so that a token's jobs (one per q, k and v channel and per column) take few
     /// rounds of the workgroup.
     pub fn decode(dims: HeadDims) -> Self {
-        Self::with_groups(dims, dims.dk.max(dims.dv) / 4)
+        Self::new(dims, dims.dk.max(dims.dv) / 4, ROW_LANES)
     }
 
-    /// The recurrent forward: one block of column groups a workgroup (its columns are independent,
-    /// so a head's spread over several workgroups).
+    /// The per-token recurrent forward: one block of four column groups (16 columns) a workgroup
+    /// (its columns are independent, so a head's spread over several workgroups).
     pub fn recurrent_forward(dims: HeadDims) -> Self {
-        Self::with_groups(dims, COLUMN_LANES)
+        Self::new(dims, 4, ROW_LANES)
     }
 
-    fn with_groups(dims: HeadDims, groups: u32) -> Self {
-        Self { groups: groups.next_multiple_of(COLUMN_LANES), rows_per_lane: dims.dk.div_ceil(ROW_LANES) }
+    /// The recurrent forward for few heads (`templates/recurrence_forward_chunks.wgsl`): the same
+    /// 16 columns a workgroup, each column group's rows over a whole block of 32 lanes, so four
+    /// times the lanes share a state, each with a quarter of the rows.
+    pub fn recurrent_chunks(dims: HeadDims) -> Self {
+        Self::new(dims, 4, LANE_BLOCK)
+    }
+
+    fn new(dims: HeadDims, groups: u32, row_lanes: u32) -> Self {
+        let column_lanes = LANE_BLOCK / row_lanes;
+        Self { groups: groups.next_multiple_of(column_lanes), row_lanes, rows_per_lane: dims.dk.div_ceil(row_lanes) }
+    }
+
+    /// Column groups interleaved in a block (row lanes this many invocations apart).
+    pub fn column_lanes(&self) -> u32 {
+        LANE_BLOCK / self.row_lanes
     }
 
     /// Threads per workgroup.
     pub fn threads(&self) -> u32 {
-        self.groups * ROW_LANES
+        self.groups * self.row_lanes
     }
 
     /// State columns one workgroup covers.
@@ -148,8 +167,8 @@ impl LaneLayout {
         vec![
             ("DK", dims.dk),
             ("DV", dims.dv),
-            ("ROW_LANES", ROW_LANES),
-            ("COLUMN_LANES", COLUMN_LANES),
+            ("ROW_LANES", self.row_lanes),
+            ("COLUMN_LANES", self.column_lanes()),
             ("RY", self.rows_per_lane),
             ("THREADS", self.threads()),
         ]

@@ -13,12 +13,16 @@ struct ConvRun {
     end: u32,
 }
 
-// Tokens per run: CONV_RUN where the taps fit the window, else 1 (each token then reads its kk taps
-// anyway, and one invocation walking many tokens of thousands of taps each would pass the 65 535
-// loop iterations after which lavapipe ends an invocation's loops: README). The host sizes the grid
-// by the same rule (gdn-train's passes.rs).
+// Tokens per run: CONV_RUN where the taps fit the window and the batch has runs enough to fill the
+// GPU (CONV_RUNS_TO_FILL workgroups of them), else 1: a run's tokens wait on their loads one after
+// another, so a short batch in long runs waits sixteen load latencies where one would do; and each
+// token of many taps reads them anyway, while one invocation walking many tokens of thousands of
+// taps each would pass the 65 535 loop iterations after which lavapipe ends an invocation's loops
+// (README). The host sizes the grid by the same rule (gdn-wgsl's plan/shared.rs).
 fn conv_run_length() -> u32 {
-    return select(1u, CONV_RUN, layer.kk <= CONV_WINDOW);
+    let groups = (layer.channels + ELEMENTS - 1u) / ELEMENTS;
+    let long_runs = groups * ((layer.tokens + CONV_RUN - 1u) / CONV_RUN);
+    return select(1u, CONV_RUN, layer.kk <= CONV_WINDOW && long_runs >= CONV_RUNS_TO_FILL);
 }
 
 // The run of workgroup `job` (channel groups fastest) for invocation `lid`.

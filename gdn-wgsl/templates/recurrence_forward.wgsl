@@ -1,4 +1,6 @@
-// The delta rule, forward, serial in time and parallel over (sequence, value head, column block):
+// The delta rule, forward, token by token, for batches of many heads (few take
+// recurrence_forward_chunks.wgsl), serial in time and parallel over (sequence, value head, column
+// block):
 //   S'_t = g_t·S_{t−1};  kv_t = S'_tᵀ k̂_t;  u_t = β_t(v_t − kv_t);  S_t = S'_t + k̂_t u_tᵀ;  o_t = S_tᵀ q̂_t.
 // Columns of the state are independent in the forward, so a workgroup owns CB of them: one block of
 // ROW_LANES·COLUMN_LANES invocations, the decode step's lane layout (templates/decode_step.wgsl):

@@ -23,6 +23,7 @@ fn every_kernel_for_128x128() {
 fn recurrences_for_other_head_sizes() {
     for (dk, dv) in [(64, 32), (48, 80)] {
         snapshot(Kernel::RecurrenceForward, dk, dv);
+        snapshot(Kernel::RecurrenceForwardChunks, dk, dv);
         snapshot(Kernel::RecurrenceBackward, dk, dv);
     }
 }

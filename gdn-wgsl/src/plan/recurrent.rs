@@ -32,13 +32,27 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
     ]
 }
 
-/// The forward recurrence: one workgroup per (sequence, head, column block), its column sums by
-/// subgroup shuffles where the device has them.
+/// Workgroups of the per-token forward below which the forward solves chunks instead
+/// (`Kernel::RecurrenceForwardChunks`): with fewer, most of a GPU's cores idle and each waits on its
+/// own serial chain, which the chunked form shortens four-fold; with more, the per-token form's
+/// fewer instructions win (H200: S4's 32 workgroups 0.080 ms token by token, 0.048 chunked; S1's
+/// 2 048: 1.85 ms token by token, 3.59 chunked).
+pub(crate) const FEW_HEADS_WORKGROUPS: usize = 256;
+
+/// The forward recurrence: one workgroup per (sequence, head, column block), solved token by token
+/// or, for few heads, chunk by chunk; its sums are subgroup shuffles where the device has them.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
-    let column_blocks = g.config.dv.div_ceil(LaneLayout::recurrent_forward(g.dims).columns() as usize);
-    let kernel = if g.options.subgroups { Kernel::RecurrenceForward } else { Kernel::RecurrenceForwardPortable };
-    stages.push(kernel, g.sequences() * g.config.nv * column_blocks)
+    let layout = LaneLayout::recurrent_forward(g.dims);
+    debug_assert_eq!(layout.columns(), LaneLayout::recurrent_chunks(g.dims).columns());
+    let workgroups = g.sequences() * g.config.nv * g.config.dv.div_ceil(layout.columns() as usize);
+    let kernel = match (workgroups < FEW_HEADS_WORKGROUPS, g.options.subgroups) {
+        (true, true) => Kernel::RecurrenceForwardChunks,
+        (true, false) => Kernel::RecurrenceForwardChunksPortable,
+        (false, true) => Kernel::RecurrenceForward,
+        (false, false) => Kernel::RecurrenceForwardPortable,
+    };
+    stages.push(kernel, workgroups)
 }
 
 /// The backward recurrence: one workgroup per (sequence, head).

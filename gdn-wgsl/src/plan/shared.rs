@@ -5,7 +5,7 @@
 use super::buffer::{BufferId, BufferSpec, Contents, Work};
 use super::geometry::Geometry;
 use super::{PlanError, Stages};
-use crate::{COLUMNS, CONV_RUN, CONV_WINDOW, ELEMENTS, Kernel, ReduceUniform};
+use crate::{COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, ELEMENTS, Kernel, ReduceUniform};
 use gdn_ref::{Presence, Tensor};
 
 /// One column sum of the backward: the per-element term it sums (`None` for dconv, whose partial
@@ -104,10 +104,14 @@ fn elements(n: usize) -> usize {
 }
 
 /// Workgroups of the conv kernels: a group of ELEMENTS channels by a run of tokens, CONV_RUN of
-/// them where the taps fit the window and one otherwise (`templates/conv_runs.wgsl`'s rule).
+/// them where the taps fit the window and such runs fill CONV_RUNS_TO_FILL workgroups, one
+/// otherwise (`templates/conv_runs.wgsl`'s rule).
 fn conv_runs(g: &Geometry) -> usize {
-    let run = if g.config.kk <= CONV_WINDOW as usize { CONV_RUN as usize } else { 1 };
-    g.config.channels().div_ceil(ELEMENTS as usize) * g.tokens().div_ceil(run)
+    let groups = g.config.channels().div_ceil(ELEMENTS as usize);
+    let long_runs = groups * g.tokens().div_ceil(CONV_RUN as usize);
+    let windowed = g.config.kk <= CONV_WINDOW as usize;
+    let run = if windowed && long_runs >= CONV_RUNS_TO_FILL as usize { CONV_RUN as usize } else { 1 };
+    groups * g.tokens().div_ceil(run)
 }
 
 /// The forward: conv, q/k norms, gates, the family's delta rule, the gated norm.

@@ -90,3 +90,24 @@ fn the_knob_is_fitted_and_bad_knobs_and_sizes_are_named() {
         Err(PlanError::Layer(gdn_ref::Error::Offsets { .. }))
     ));
 }
+
+#[test]
+fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_for_many() {
+    let forward_kernel = |seqs: usize, subgroups: bool| {
+        let config = LayerConfig::new(4, 8, 16, 16, 4).unwrap();
+        let starts: Vec<usize> = (0..=seqs).map(|n| 3 * n).collect();
+        let options = PlanOptions { family: Family::recurrent(), subgroups, ..PlanOptions::default() };
+        let plan = LayerPlan::new(&config, &starts, &options).unwrap();
+        let mut recurrences = plan.forward.iter().filter(|s| s.kernel.name().starts_with("recurrence_forward"));
+        let stage = recurrences.next().expect("a recurrent forward");
+        assert!(recurrences.next().is_none());
+        (stage.kernel, stage.workgroups)
+    };
+    // One workgroup per (sequence, value head) at dv = 16.
+    let few = recurrent::FEW_HEADS_WORKGROUPS / 8 - 1;
+    let many = recurrent::FEW_HEADS_WORKGROUPS / 8;
+    assert_eq!(forward_kernel(few, true), (Kernel::RecurrenceForwardChunks, few * 8));
+    assert_eq!(forward_kernel(few, false), (Kernel::RecurrenceForwardChunksPortable, few * 8));
+    assert_eq!(forward_kernel(many, true), (Kernel::RecurrenceForward, many * 8));
+    assert_eq!(forward_kernel(many, false), (Kernel::RecurrenceForwardPortable, many * 8));
+}
