@@ -126,10 +126,8 @@ pub const MAX_DECODE_TOKENS: u32 = 8;
 pub enum Kernel {
     /// Causal conv + SiLU of the raw projection.
     ConvForward,
-    /// L2 norms of q and k.
-    QkNormForward,
-    /// Decay and write gates.
-    GatesForward,
+    /// L2 norms of q and k, and the decay and write gates (one dispatch).
+    QkNormGatesForward,
     /// The delta rule, forward, with checkpoints; its column sums are subgroup shuffles: it needs
     /// wgpu's `SUBGROUP` with subgroups of at least [`LANE_BLOCK`] invocations.
     RecurrenceForward,
@@ -218,10 +216,9 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 40] = [
+    pub const ALL: [Kernel; 39] = [
         Kernel::ConvForward,
-        Kernel::QkNormForward,
-        Kernel::GatesForward,
+        Kernel::QkNormGatesForward,
         Kernel::RecurrenceForward,
         Kernel::RecurrenceForwardPortable,
         Kernel::RecurrenceForwardChunks,
@@ -302,7 +299,6 @@ impl Kernel {
         !matches!(
             self,
             Kernel::ConvForward
-                | Kernel::GatesForward
                 | Kernel::GatesBackward
                 | Kernel::ConvBackwardPre
                 | Kernel::ConvBackwardInput
@@ -351,7 +347,6 @@ impl Kernel {
     pub fn workgroup_size(self, dims: HeadDims) -> u32 {
         match self {
             Kernel::ConvForward
-            | Kernel::GatesForward
             | Kernel::GatesBackward
             | Kernel::ConvBackwardPre
             | Kernel::ConvBackwardInput
@@ -361,7 +356,7 @@ impl Kernel {
             | Kernel::NarrowF16
             | Kernel::AddInto => ELEMENTS,
             Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
-            Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
+            Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
             }
@@ -392,7 +387,7 @@ impl Kernel {
     pub fn workgroup_bytes(self, dims: HeadDims) -> u32 {
         let tiling = CoopTiling::new(dims);
         let floats = match self {
-            Kernel::QkNormForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
+            Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
@@ -461,12 +456,7 @@ impl Kernel {
                     ("CONV_WINDOW", CONV_WINDOW),
                 ]
             }
-            Kernel::GatesForward
-            | Kernel::WidenBf16
-            | Kernel::WidenF16
-            | Kernel::NarrowBf16
-            | Kernel::NarrowF16
-            | Kernel::AddInto => {
+            Kernel::WidenBf16 | Kernel::WidenF16 | Kernel::NarrowBf16 | Kernel::NarrowF16 | Kernel::AddInto => {
                 vec![("ELEMENTS", ELEMENTS)]
             }
             Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
@@ -480,7 +470,7 @@ impl Kernel {
                     ("CONV_WINDOW", CONV_WINDOW),
                 ]
             }
-            Kernel::QkNormForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
+            Kernel::QkNormGatesForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 let layout = LaneLayout::recurrent_forward(dims);
@@ -543,8 +533,7 @@ impl Kernel {
     fn spec(self) -> &'static Spec {
         match self {
             Kernel::ConvForward => &CONV_FORWARD,
-            Kernel::QkNormForward => &QK_NORM_FORWARD,
-            Kernel::GatesForward => &GATES_FORWARD,
+            Kernel::QkNormGatesForward => &QK_NORM_GATES_FORWARD,
             Kernel::WidenBf16 => &WIDEN_BF16,
             Kernel::WidenF16 => &WIDEN_F16,
             Kernel::NarrowBf16 => &NARROW_BF16,
@@ -652,23 +641,19 @@ const CONV_FORWARD: Spec = Spec {
     ],
 };
 
-const QK_NORM_FORWARD: Spec = Spec {
-    name: "qk_norm_forward",
-    template: include_str!("../templates/qk_norm_forward.wgsl"),
+const QK_NORM_GATES_FORWARD: Spec = Spec {
+    name: "qk_norm_gates_forward",
+    template: include_str!("../templates/qk_norm_gates_forward.wgsl"),
     snippets: &[QK_ROWS, ROW_SUM],
-    bindings: &[bind("layer", LayerUniform), bind("y", ReadF32), bind("qk_hat", WriteF32), bind("qk_ss", WriteF32)],
-};
-
-const GATES_FORWARD: Spec = Spec {
-    name: "gates_forward",
-    template: include_str!("../templates/gates_forward.wgsl"),
-    snippets: &[],
     bindings: &[
         bind("layer", LayerUniform),
+        bind("y", ReadF32),
         bind("a", ReadF32),
         bind("b", ReadF32),
         bind("a_log", ReadF32),
         bind("dt_bias", ReadF32),
+        bind("qk_hat", WriteF32),
+        bind("qk_ss", WriteF32),
         bind("gates", WriteF32),
     ],
 };

@@ -114,13 +114,12 @@ fn conv_runs(g: &Geometry) -> usize {
     groups * g.tokens().div_ceil(run)
 }
 
-/// The forward: conv, q/k norms, gates, the family's delta rule, the gated norm.
+/// The forward: conv, q/k norms and gates (one dispatch), the family's delta rule, the gated norm.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
     stages.push(Kernel::ConvForward, conv_runs(g))?;
-    stages.push(Kernel::QkNormForward, tokens * config.nk)?;
-    stages.push(Kernel::GatesForward, elements(tokens * config.nv))?;
+    stages.push(Kernel::QkNormGatesForward, tokens * config.nk)?;
     g.family.forward(stages)?;
     stages.push(Kernel::NormForward, tokens * config.nv)
 }

@@ -1,5 +1,8 @@
-// L2 norms of q and k per (token, key head): q̂ = q / (sqrt(Σq² + ε₂)·sqrt(DK)), k̂ = k / sqrt(Σk² + ε₂).
-// Also keeps Σq² + ε₂ and Σk² + ε₂ for the backward. One workgroup of VEC threads per (token, key head).
+// L2 norms of q and k per (token, key head): q̂ = q / (sqrt(Σq² + ε₂)·sqrt(DK)), k̂ = k / sqrt(Σk² + ε₂),
+// keeping Σq² + ε₂ and Σk² + ε₂ for the backward; and the gates of the key head's value heads at
+// that token: ℓ = ln g = −exp(a_log)·softplus(a + dt_bias) (in log space, capped: math.wgsl's
+// log_decay), β = σ(b). One workgroup of VEC threads per (token, key head): the gates share its
+// dispatch (a pass of their own cost S4 5 µs on the H200 for 512 values).
 
 const L2_EPS: f32 = 1e-6;
 
@@ -12,6 +15,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let t = row / layer.nk;
     let i = row % layer.nk;
+    for (var r = tid; r < layer.rep; r = r + VEC) {
+        let h = i * layer.rep + r;
+        let e = t * layer.nv + h;
+        gates[e] = log_decay(a_log[h], a[e] + dt_bias[h]);
+        gates[layer.tokens * layer.nv + e] = sigmoid(b[e]);
+    }
     let q_at = t * layer.channels + i * DK;
     let k_at = q_at + layer.nk * DK;
     var sq = vec2<f32>(0.0);
