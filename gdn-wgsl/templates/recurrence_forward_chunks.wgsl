@@ -98,6 +98,7 @@ struct Chunk {
     beta: vec4<f32>,
 }
 
+// The chunk of `len` tokens from token `first` of the stage in workgroup memory.
 fn load_chunk(first: u32, len: u32, rl: u32, group: u32) -> Chunk {
     var c: Chunk;
     let live = vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(len);
@@ -123,6 +124,7 @@ fn load_chunk(first: u32, len: u32, rl: u32, group: u32) -> Chunk {
     return c;
 }
 
+// The four staged values of v from `at`: a column group's, at one token.
 fn staged_v4(at: u32) -> vec4<f32> {
     return vec4<f32>(staged_v[at], staged_v[at + 1u], staged_v[at + 2u], staged_v[at + 3u]);
 }
