@@ -226,7 +226,8 @@ impl Context {
 
     /// Whether the device sums over lanes by subgroup shuffles: it has wgpu's `SUBGROUP` and
     /// subgroups of at least [`gdn_wgsl::LANE_BLOCK`] invocations (a block of the decode step's and
-    /// the recurrent forward's interleaved column groups then lies in one subgroup). Elsewhere those kernels sum through workgroup memory.
+    /// the recurrent forward's interleaved column groups then lies in one subgroup). Elsewhere those
+    /// kernels sum through workgroup memory.
     pub fn has_wide_subgroups(&self) -> bool {
         self.device().features().contains(wgpu::Features::SUBGROUP)
             && self.inner.info.subgroup_min_size >= gdn_wgsl::LANE_BLOCK

@@ -109,6 +109,8 @@ pub const LANE_BLOCK: u32 = 32;
 /// Tokens the few-heads recurrent forward solves together (`templates/recurrence_forward_chunks.wgsl`:
 /// a vec4's components; its sums are written for four).
 pub const RECURRENT_CHUNK: u32 = 4;
+/// The most tokens per sequence one decode step takes (speculative decoding's drafts).
+pub const MAX_DECODE_TOKENS: u32 = 8;
 
 /// Tokens the few-heads recurrent forward stages in workgroup memory at a time: 16 at dk = 128
 /// (8 and 32 measured 10 % slower and no faster on the H200), half that in the portable kernel, whose
@@ -117,8 +119,6 @@ fn recurrent_stage(dims: HeadDims, portable: bool) -> u32 {
     let floats = if portable { 1024 } else { 2048 };
     (floats / dims.dk).clamp(RECURRENT_CHUNK, 32)
 }
-/// The most tokens per sequence one decode step takes (speculative decoding's drafts).
-pub const MAX_DECODE_TOKENS: u32 = 8;
 
 /// Every kernel: the layer's shared ones, the recurrent family's (`Recurrence*`) and the chunked
 /// family's, in f32 (`Chunk*`) and on tensor cores (`Coop*`).

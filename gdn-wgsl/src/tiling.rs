@@ -103,7 +103,8 @@ impl CoopTiling {
 }
 
 /// How the decode step and the recurrent forward spread a head's `[dk, dv]` state over a workgroup
-/// (`templates/decode_step.wgsl`, `templates/recurrence_forward.wgsl`): column groups of
+/// (`templates/decode_step.wgsl`, `templates/recurrence_forward.wgsl`,
+/// `templates/recurrence_forward_chunks.wgsl`): column groups of
 /// `row_lanes` invocations, row lane `rl` of group `g` holding rows `rl + row_lanes·i` of columns
 /// `4g … 4g + 3`, [`LaneLayout::column_lanes`] groups interleaved in each block of
 /// [`crate::LANE_BLOCK`] consecutive invocations.
@@ -162,7 +163,7 @@ impl LaneLayout {
         4 * self.groups
     }
 
-    /// The `const`s both templates read.
+    /// The `const`s the three templates read.
     pub(crate) fn constants(&self, dims: HeadDims) -> Vec<(&'static str, u32)> {
         vec![
             ("DK", dims.dk),

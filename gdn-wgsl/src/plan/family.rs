@@ -62,14 +62,14 @@ impl Family {
     /// is a software one; `storage_buffers`: the device's storage buffers per shader stage;
     /// `backward`: whether the backward is recorded; `precision`: that of the products.
     /// - Tensor cores: the chunked family, whose products they are (for a forward alone the
-    ///   recurrent family in f32 is faster still on the H200: 2.52 against 3.76 ms at S1, 0.098
-    ///   against 0.111 at S4).
+    ///   recurrent family in f32 is faster still on the H200: 2.52 against 3.76 ms at S1, 0.058
+    ///   against 0.103 at S4).
     /// - On a GPU in f32, for training the chunked family: on the H200 its step (forward +
     ///   backward) is 4.5× to 7× faster than the recurrent one at every shape where both run, from
     ///   128-token sequences and 128 tokens per step up, and the recurrent family cannot hold its
     ///   backward's scratch for thousands of shorter sequences. For a forward-only tape the
-    ///   recurrent family, whose forward is faster there (2.52 against 4.89 ms at S1, 0.098 against
-    ///   0.193 at S4).
+    ///   recurrent family, whose forward is faster there (2.52 against 4.89 ms at S1, 0.058 against
+    ///   0.187 at S4).
     /// - On a software adapter (lavapipe) in f32, the recurrent family: 3.7× faster at 2 × 64
     ///   tokens and 28× at a decode step, the chunked family's 256-invocation workgroups and
     ///   barriers being costly on a CPU.

@@ -56,9 +56,9 @@ pub struct PlanOptions {
     /// How the caller's activations and their gradients are stored (f32 by default).
     pub storage: Storage,
     /// Whether the device sums over lanes by subgroup shuffles: wgpu's `SUBGROUP` with subgroups
-    /// of at least [`crate::LANE_BLOCK`] invocations. The
-    /// recurrent family's forward then runs [`crate::Kernel::RecurrenceForward`], else its portable
-    /// twin (`false` by default).
+    /// of at least [`crate::LANE_BLOCK`] invocations. The recurrent family's forward then runs
+    /// [`crate::Kernel::RecurrenceForward`] or [`crate::Kernel::RecurrenceForwardChunks`], else
+    /// their portable twins (`false` by default).
     pub subgroups: bool,
 }
 
