@@ -145,8 +145,15 @@ pub enum Kernel {
     NormForward,
     /// Gated RMSNorm backward.
     NormBackward,
-    /// The delta rule, backward.
+    /// The delta rule, backward: one workgroup per (sequence, value head).
     RecurrenceBackward,
+    /// The delta rule, backward, for batches of few heads: one workgroup per (sequence, value head,
+    /// column block), each writing its block's partial sums of dq̂, dk̂, dℓ and dβ; its sums are
+    /// subgroup shuffles: it needs wgpu's `SUBGROUP` with subgroups of at least [`LANE_BLOCK`]
+    /// invocations.
+    RecurrenceBackwardColumns,
+    /// [`Kernel::RecurrenceBackwardColumns`] with its sums through workgroup memory.
+    RecurrenceBackwardColumnsPortable,
     /// Gates backward.
     GatesBackward,
     /// L2 norms backward, summing the value heads of each key head.
@@ -216,7 +223,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 39] = [
+    pub const ALL: [Kernel; 41] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::RecurrenceForward,
@@ -226,6 +233,8 @@ impl Kernel {
         Kernel::NormForward,
         Kernel::NormBackward,
         Kernel::RecurrenceBackward,
+        Kernel::RecurrenceBackwardColumns,
+        Kernel::RecurrenceBackwardColumnsPortable,
         Kernel::GatesBackward,
         Kernel::QkNormBackward,
         Kernel::ConvBackwardPre,
@@ -272,6 +281,7 @@ impl Kernel {
             Kernel::DecodeStepPortable => "decode_step",
             Kernel::RecurrenceForwardPortable => "recurrence_forward",
             Kernel::RecurrenceForwardChunksPortable => "recurrence_forward_chunks",
+            Kernel::RecurrenceBackwardColumnsPortable => "recurrence_backward_columns",
             _ => self.name(),
         }
     }
@@ -280,7 +290,13 @@ impl Kernel {
     /// at least [`LANE_BLOCK`] invocations; each such kernel has a
     /// portable twin that sums through workgroup memory.
     pub fn needs_wide_subgroups(self) -> bool {
-        matches!(self, Kernel::DecodeStep | Kernel::RecurrenceForward | Kernel::RecurrenceForwardChunks)
+        matches!(
+            self,
+            Kernel::DecodeStep
+                | Kernel::RecurrenceForward
+                | Kernel::RecurrenceForwardChunks
+                | Kernel::RecurrenceBackwardColumns
+        )
     }
 
     /// The bindings of group 0, slot by slot.
@@ -357,9 +373,10 @@ impl Kernel {
             | Kernel::AddInto => ELEMENTS,
             Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
             Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
-            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
-                LaneLayout::recurrent_forward(dims).threads()
-            }
+            Kernel::RecurrenceForward
+            | Kernel::RecurrenceForwardPortable
+            | Kernel::RecurrenceBackwardColumns
+            | Kernel::RecurrenceBackwardColumnsPortable => LaneLayout::recurrent_forward(dims).threads(),
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 LaneLayout::recurrent_chunks(dims).threads()
             }
@@ -389,8 +406,10 @@ impl Kernel {
         let floats = match self {
             Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
             // the portable kernel's lane values.
-            Kernel::RecurrenceForward => 0,
+            Kernel::RecurrenceForward | Kernel::RecurrenceBackwardColumns => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
+            // the row and the column sums' lane values.
+            Kernel::RecurrenceBackwardColumnsPortable => 8 * LaneLayout::recurrent_forward(dims).threads(),
             // the staged inputs (q̂, k̂, v, g and β a token); the portable kernel's partials and sums.
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 let layout = LaneLayout::recurrent_chunks(dims);
@@ -472,7 +491,10 @@ impl Kernel {
             }
             Kernel::QkNormGatesForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
-            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
+            Kernel::RecurrenceForward
+            | Kernel::RecurrenceForwardPortable
+            | Kernel::RecurrenceBackwardColumns
+            | Kernel::RecurrenceBackwardColumnsPortable => {
                 let layout = LaneLayout::recurrent_forward(dims);
                 let mut constants = layout.constants(dims);
                 constants.push(("CB", layout.columns()));
@@ -546,6 +568,8 @@ impl Kernel {
             Kernel::NormForward => &NORM_FORWARD,
             Kernel::NormBackward => &NORM_BACKWARD,
             Kernel::RecurrenceBackward => &RECURRENCE_BACKWARD,
+            Kernel::RecurrenceBackwardColumns => &RECURRENCE_BACKWARD_COLUMNS,
+            Kernel::RecurrenceBackwardColumnsPortable => &RECURRENCE_BACKWARD_COLUMNS_PORTABLE,
             Kernel::GatesBackward => &GATES_BACKWARD,
             Kernel::QkNormBackward => &QK_NORM_BACKWARD,
             Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
@@ -686,6 +710,10 @@ const CHUNK_LANES_WORKGROUP: (&str, &str) =
     ("chunk_lanes_workgroup", include_str!("../templates/chunk_lanes_workgroup.wgsl"));
 const ROW_LANES_WORKGROUP: (&str, &str) =
     ("row_lanes_workgroup", include_str!("../templates/row_lanes_workgroup.wgsl"));
+const COLUMN_LANES_SUBGROUP: (&str, &str) =
+    ("column_lanes_subgroup", include_str!("../templates/column_lanes_subgroup.wgsl"));
+const COLUMN_LANES_WORKGROUP: (&str, &str) =
+    ("column_lanes_workgroup", include_str!("../templates/column_lanes_workgroup.wgsl"));
 
 const RECURRENCE_FORWARD_TEMPLATE: &str = include_str!("../templates/recurrence_forward.wgsl");
 const RECURRENCE_FORWARD_BINDINGS: &[Binding] = &[
@@ -765,22 +793,40 @@ const RECURRENCE_BACKWARD: Spec = Spec {
     name: "recurrence_backward",
     template: include_str!("../templates/recurrence_backward.wgsl"),
     snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, STATE_TILE],
-    bindings: &[
-        bind("layer", LayerUniform),
-        bind("index", ReadU32),
-        bind("y", ReadF32),
-        bind("qk_hat", ReadF32),
-        bind("gates", ReadF32),
-        bind("d_o", ReadF32),
-        bind("ckpt", ReadF32),
-        bind("dht", ReadF32),
-        bind("scratch", WriteF32),
-        bind("dqk_hat_heads", WriteF32),
-        bind("gate_grad_parts", WriteF32),
-        bind("dy", WriteF32),
-        bind("dh0", WriteF32),
-    ],
+    bindings: RECURRENCE_BACKWARD_BINDINGS,
 };
+
+const RECURRENCE_BACKWARD_COLUMNS_TEMPLATE: &str = include_str!("../templates/recurrence_backward_columns.wgsl");
+
+const RECURRENCE_BACKWARD_COLUMNS: Spec = Spec {
+    name: "recurrence_backward_columns",
+    template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_SUBGROUP, COLUMN_LANES_SUBGROUP],
+    bindings: RECURRENCE_BACKWARD_BINDINGS,
+};
+
+const RECURRENCE_BACKWARD_COLUMNS_PORTABLE: Spec = Spec {
+    name: "recurrence_backward_columns_portable",
+    template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_WORKGROUP, COLUMN_LANES_WORKGROUP],
+    bindings: RECURRENCE_BACKWARD_BINDINGS,
+};
+
+const RECURRENCE_BACKWARD_BINDINGS: &[Binding] = &[
+    bind("layer", LayerUniform),
+    bind("index", ReadU32),
+    bind("y", ReadF32),
+    bind("qk_hat", ReadF32),
+    bind("gates", ReadF32),
+    bind("d_o", ReadF32),
+    bind("ckpt", ReadF32),
+    bind("dht", ReadF32),
+    bind("scratch", WriteF32),
+    bind("dqk_hat_heads", WriteF32),
+    bind("gate_grad_parts", WriteF32),
+    bind("dy", WriteF32),
+    bind("dh0", WriteF32),
+];
 
 const GATES_BACKWARD: Spec = Spec {
     name: "gates_backward",

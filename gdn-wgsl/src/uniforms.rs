@@ -43,6 +43,10 @@ pub struct LayerUniform {
     /// forward products and the backward scratch in `chunk_work` for the chunked family in f32
     /// (which packs the three to fit 10 storage buffers per stage, what Chromium's SwiftShader offers), 0 otherwise.
     pub gate_parts_base: u32,
+    /// Partial rows per (token, value head) of `dq̂` and of `dk̂` that the family's backward writes
+    /// into `dqk_hat_heads` (one per column block of `recurrence_backward_columns`, 1 otherwise) and
+    /// `qk_norm_backward` adds up.
+    pub hat_parts: u32,
 }
 
 /// Shape of one column sum, bound as `reduce`.
@@ -79,6 +83,7 @@ pub(crate) const LAYER_WGSL: &str = "struct Layer {
     has_conv_state: u32,
     chunk_bwd_base: u32,
     gate_parts_base: u32,
+    hat_parts: u32,
 }
 ";
 

@@ -1,4 +1,5 @@
-// Sums dq̂ and dk̂ over the rep value heads of a key head, then the L2-norm backward
+// Sums dq̂ and dk̂ over the rep value heads of a key head (and over the layer.hat_parts partial rows
+// the family's backward writes per value head), then the L2-norm backward
 // dx = inv·dx̂ − x·(Σ dx̂·x)·inv / (Σx² + ε₂), into the q and k channels of dy.
 // One workgroup of VEC threads per (token, key head).
 
@@ -13,8 +14,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let i = row % layer.nk;
     let q_at = t * layer.channels + i * DK;
     let k_at = q_at + layer.nk * DK;
-    let heads = (t * layer.nv + i * layer.rep) * DK;
-    let k_heads = layer.tokens * layer.nv * DK;
+    let heads = (t * layer.nv + i * layer.rep) * layer.hat_parts * DK;
+    let k_heads = layer.tokens * layer.nv * layer.hat_parts * DK;
     var dots = vec2<f32>(0.0);
     for (var m = tid; m < DK; m = m + VEC) {
         dots = dots + vec2<f32>(y[q_at + m], y[k_at + m]) * summed_hat_grads(heads, k_heads, m);
@@ -30,11 +31,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
 }
 
-// (dq̂[m], dk̂[m]) summed over the rep value heads whose dq̂ rows start at `heads` (dk̂ rows
+// (dq̂[m], dk̂[m]) summed over the rep value heads' partial rows, which start at `heads` (dk̂'s
 // `k_heads` further on).
 fn summed_hat_grads(heads: u32, k_heads: u32, m: u32) -> vec2<f32> {
     var d = vec2<f32>(0.0);
-    for (var r = 0u; r < layer.rep; r = r + 1u) {
+    for (var r = 0u; r < layer.rep * layer.hat_parts; r = r + 1u) {
         let at = heads + r * DK + m;
         d = d + vec2<f32>(dqk_hat_heads[at], dqk_hat_heads[k_heads + at]);
     }

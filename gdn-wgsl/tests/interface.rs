@@ -117,6 +117,7 @@ fn uniform_structs_match_their_rust_twins() {
         ("has_conv_state", std::mem::offset_of!(LayerUniform, has_conv_state)),
         ("chunk_bwd_base", std::mem::offset_of!(LayerUniform, chunk_bwd_base)),
         ("gate_parts_base", std::mem::offset_of!(LayerUniform, gate_parts_base)),
+        ("hat_parts", std::mem::offset_of!(LayerUniform, hat_parts)),
     ];
     let rust_layer: Vec<(String, u32)> = rust_layer.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
     assert_eq!(layer, rust_layer);

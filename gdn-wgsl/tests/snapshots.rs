@@ -25,5 +25,6 @@ fn recurrences_for_other_head_sizes() {
         snapshot(Kernel::RecurrenceForward, dk, dv);
         snapshot(Kernel::RecurrenceForwardChunks, dk, dv);
         snapshot(Kernel::RecurrenceBackward, dk, dv);
+        snapshot(Kernel::RecurrenceBackwardColumns, dk, dv);
     }
 }

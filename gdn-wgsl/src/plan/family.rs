@@ -7,7 +7,7 @@
 use super::buffer::{BufferId, Work};
 use super::geometry::Geometry;
 use super::{BufferSpec, PlanError, Stages, chunked, recurrent};
-use crate::{HeadDims, Kernel, MAX_CHUNK, Precision};
+use crate::{Kernel, MAX_CHUNK, Precision};
 
 /// A family of kernels for the delta rule, with its knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -174,9 +174,18 @@ impl Family {
     }
 
     /// Partial sums of `dℓ` and of `dβ` per (token, value head) that the backward writes.
-    pub(crate) fn gate_parts(&self, dims: HeadDims) -> usize {
+    pub(crate) fn gate_parts(&self, g: &Geometry) -> usize {
         match self {
-            Family::Recurrent { .. } => recurrent::gate_parts(dims),
+            Family::Recurrent { .. } => recurrent::gate_parts(g),
+            Family::Chunked { .. } => 1,
+        }
+    }
+
+    /// Partial rows of `dq̂` and of `dk̂` per (token, value head) that the backward writes into
+    /// `dqk_hat_heads`.
+    pub(crate) fn hat_parts(&self, g: &Geometry) -> usize {
+        match self {
+            Family::Recurrent { .. } => recurrent::hat_parts(g),
             Family::Chunked { .. } => 1,
         }
     }

@@ -70,10 +70,11 @@ impl Geometry<'_> {
             has_h0: options.initial_state.into(),
             has_dht: options.final_state_grad.into(),
             rms_eps: config.rms_eps as f32,
-            gate_parts: to_u32("batch", self.family.gate_parts(self.dims))?,
+            gate_parts: to_u32("batch", self.family.gate_parts(self))?,
             has_conv_state: options.conv_state.into(),
             chunk_bwd_base: to_u32("batch", chunk_bwd_base)?,
             gate_parts_base: to_u32("batch", gate_parts_base)?,
+            hat_parts: to_u32("batch", self.family.hat_parts(self))?,
         })
     }
 }

@@ -1,34 +1,80 @@
 //! The recurrent family: the state recurrence serial in time, checkpointed every
 //! `checkpoint_interval` steps, the backward replaying one interval at a time
 //! (`templates/recurrence_*.wgsl`). This module knows which buffers the family needs beyond the
-//! layer's own and which kernels it dispatches over which grid.
+//! layer's own and which kernels it dispatches over which grid: for batches of few heads, kernels
+//! that spread each head's state columns over several workgroups.
 
 use super::buffer::{BufferSpec, Work};
 use super::geometry::Geometry;
 use super::{PlanError, Stages};
-use crate::{HeadDims, Kernel, LaneLayout, Tiling};
+use crate::{Kernel, LaneLayout, Tiling};
 
-/// The backward writes one `dℓ`/`dβ` partial per column group of its thread tiling.
-pub(crate) fn gate_parts(dims: HeadDims) -> usize {
-    Tiling::backward(dims).tx as usize
+/// Words of the column-block backward's scratch and of its dq̂/dk̂ partials above which a batch of
+/// few heads keeps the one-workgroup-per-head backward: 128 MiB each, what lavapipe binds.
+pub(crate) const MAX_COLUMN_BACKWARD_WORDS: usize = 1 << 25;
+
+/// Workgroups of the kernels that spread a head's columns over workgroups (both forwards and the
+/// column-block backward): (sequence, value head, block of columns).
+fn column_jobs(g: &Geometry) -> usize {
+    g.sequences() * g.config.nv * column_blocks(g)
+}
+
+fn column_blocks(g: &Geometry) -> usize {
+    g.config.dv.div_ceil(LaneLayout::recurrent_forward(g.dims).columns() as usize)
+}
+
+/// Words of the column-block backward's scratch: per workgroup and step of an interval, each
+/// lane's rows of the state and its columns of r (`templates/recurrence_backward_columns.wgsl`).
+fn column_scratch_words(g: &Geometry) -> usize {
+    let layout = LaneLayout::recurrent_forward(g.dims);
+    let per_step = 4 * (layout.rows_per_lane as usize + 1) * layout.threads() as usize;
+    column_jobs(g).saturating_mul(g.family.state_interval()).saturating_mul(per_step)
+}
+
+/// Whether the backward spreads each head's columns over workgroups
+/// (`Kernel::RecurrenceBackwardColumns`): for few heads, where one workgroup per (sequence, head)
+/// leaves most of a GPU idle (S4 on the H200: 4 workgroups, 2.7 ms), and where its scratch and its
+/// dq̂/dk̂ partials (one row per column block) stay within [`MAX_COLUMN_BACKWARD_WORDS`].
+fn backward_in_columns(g: &Geometry) -> bool {
+    let partials = 2usize.saturating_mul(g.tokens()).saturating_mul(g.config.nv * column_blocks(g) * g.config.dk);
+    column_jobs(g) < FEW_HEADS_WORKGROUPS
+        && partials <= MAX_COLUMN_BACKWARD_WORDS
+        && column_scratch_words(g) <= MAX_COLUMN_BACKWARD_WORDS
+}
+
+/// Partial sums of `dℓ` and of `dβ` per (token, value head) the backward writes: one per column
+/// block, or per column group of the one-workgroup backward's thread tiling.
+pub(crate) fn gate_parts(g: &Geometry) -> usize {
+    if backward_in_columns(g) { column_blocks(g) } else { Tiling::backward(g.dims).tx as usize }
+}
+
+/// Partial rows of `dq̂` and of `dk̂` per (token, value head) the backward writes: one per column
+/// block, or one.
+pub(crate) fn hat_parts(g: &Geometry) -> usize {
+    if backward_in_columns(g) { column_blocks(g) } else { 1 }
 }
 
 /// The family's own buffers: checkpoints, the backward's scratch, the dℓ/dβ partials.
-/// The scratch holds, per (sequence, head), the states of one checkpoint interval but its last
-/// (kept in registers) and the interval's kv rows: with the interval fitted to the longest
-/// sequence, what the batch's replay needs (saturated where it overflows, for the allocation to
-/// refuse).
+/// The one-workgroup backward's scratch holds, per (sequence, head), the states of one checkpoint
+/// interval but its last (kept in registers) and the interval's kv rows; the column-block
+/// backward's, per workgroup, every lane's share of each step's state and r. With the interval
+/// fitted to the longest sequence, what the batch's replay needs (saturated where it overflows, for
+/// the allocation to refuse).
 pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
     let config = g.config;
-    let back = Tiling::backward(g.dims);
-    let heads = g.sequences() * config.nv;
-    let interval = g.family.state_interval();
-    let states = heads.saturating_mul(interval - 1).saturating_mul((back.ry * back.rx * back.threads()) as usize);
-    let kv_rows = heads.saturating_mul(interval).saturating_mul(back.columns() as usize);
+    let scratch = if backward_in_columns(g) {
+        column_scratch_words(g)
+    } else {
+        let back = Tiling::backward(g.dims);
+        let heads = g.sequences() * config.nv;
+        let interval = g.family.state_interval();
+        let states = heads.saturating_mul(interval - 1).saturating_mul((back.ry * back.rx * back.threads()) as usize);
+        states.saturating_add(heads.saturating_mul(interval).saturating_mul(back.columns() as usize))
+    };
     vec![
         BufferSpec::f32(Work::Ckpt, g.stored_states() * config.nv * config.state_size()),
-        BufferSpec::f32(Work::Scratch, states.saturating_add(kv_rows)),
-        BufferSpec::f32(Work::GateGradParts, 2 * g.tokens() * config.nv * gate_parts(g.dims)),
+        BufferSpec::f32(Work::Scratch, scratch),
+        BufferSpec::f32(Work::GateGradParts, 2 * g.tokens() * config.nv * gate_parts(g)),
     ]
 }
 
@@ -43,9 +89,11 @@ pub(crate) const FEW_HEADS_WORKGROUPS: usize = 256;
 /// or, for few heads, chunk by chunk; its sums are subgroup shuffles where the device has them.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
-    let layout = LaneLayout::recurrent_forward(g.dims);
-    debug_assert_eq!(layout.columns(), LaneLayout::recurrent_chunks(g.dims).columns());
-    let workgroups = g.sequences() * g.config.nv * g.config.dv.div_ceil(layout.columns() as usize);
+    debug_assert_eq!(
+        LaneLayout::recurrent_forward(g.dims).columns(),
+        LaneLayout::recurrent_chunks(g.dims).columns()
+    );
+    let workgroups = column_jobs(g);
     let kernel = match (workgroups < FEW_HEADS_WORKGROUPS, g.options.subgroups) {
         (true, true) => Kernel::RecurrenceForwardChunks,
         (true, false) => Kernel::RecurrenceForwardChunksPortable,
@@ -55,8 +103,13 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     stages.push(kernel, workgroups)
 }
 
-/// The backward recurrence: one workgroup per (sequence, head).
+/// The backward recurrence: one workgroup per (sequence, head, column block) for few heads, its
+/// sums subgroup shuffles where the device has them; else one per (sequence, head).
 pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
-    stages.push(Kernel::RecurrenceBackward, g.sequences() * g.config.nv)
+    match (backward_in_columns(g), g.options.subgroups) {
+        (true, true) => stages.push(Kernel::RecurrenceBackwardColumns, column_jobs(g)),
+        (true, false) => stages.push(Kernel::RecurrenceBackwardColumnsPortable, column_jobs(g)),
+        (false, _) => stages.push(Kernel::RecurrenceBackward, g.sequences() * g.config.nv),
+    }
 }

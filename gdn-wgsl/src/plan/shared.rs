@@ -81,7 +81,7 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
         BufferSpec::f32(Work::Rstd, tokens * nv),
         BufferSpec::f32(Work::DO, tokens * v),
         BufferSpec::f32(Work::DnormTerm, tokens * v),
-        BufferSpec::f32(Work::DqkHatHeads, 2 * tokens * nv * dk),
+        BufferSpec::f32(Work::DqkHatHeads, 2 * tokens * nv * g.family.hat_parts(g) * dk),
         BufferSpec::f32(Work::Dy, tokens * c),
         BufferSpec::f32(Work::DlogTerm, tokens * nv),
         BufferSpec::f32(Work::Dpre, tokens * c),
