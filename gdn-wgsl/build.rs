@@ -55,7 +55,16 @@ fn validate(source: &str) -> Result<(), String> {
         | naga::valid::Capabilities::SUBGROUP;
     let info = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), capabilities)
         .validate(&module)
-        .map_err(|e| e.emit_to_string(source))?;
+        .map_err(|e| {
+            // The diagnostic names the entry point; its causes name what is wrong there.
+            let mut message = e.emit_to_string(source);
+            let mut cause = std::error::Error::source(e.as_inner());
+            while let Some(inner) = cause {
+                message.push_str(&format!("\ncaused by: {inner}"));
+                cause = inner.source();
+            }
+            message
+        })?;
     naga::back::spv::write_vec(&module, &info, &naga::back::spv::Options::default(), None)
         .map_err(|e| format!("SPIR-V backend: {e}"))?;
     Ok(())

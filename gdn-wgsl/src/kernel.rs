@@ -148,7 +148,7 @@ pub enum Kernel {
     /// The delta rule, backward: one workgroup per (sequence, value head).
     RecurrenceBackward,
     /// The delta rule, backward, for batches of few heads: one workgroup per (sequence, value head,
-    /// column block), each writing its block's partial sums of dq̂, dk̂, dℓ and dβ; its sums are
+    /// block of columns), each writing its block's partial sums of dq̂, dk̂, dℓ and dβ; its sums are
     /// subgroup shuffles: it needs wgpu's `SUBGROUP` with subgroups of at least [`LANE_BLOCK`]
     /// invocations.
     RecurrenceBackwardColumns,
@@ -373,10 +373,12 @@ impl Kernel {
             | Kernel::AddInto => ELEMENTS,
             Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
             Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
-            Kernel::RecurrenceForward
-            | Kernel::RecurrenceForwardPortable
-            | Kernel::RecurrenceBackwardColumns
-            | Kernel::RecurrenceBackwardColumnsPortable => LaneLayout::recurrent_forward(dims).threads(),
+            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
+                LaneLayout::recurrent_forward(dims).threads()
+            }
+            Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
+                LaneLayout::recurrent_chunks(dims).threads()
+            }
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 LaneLayout::recurrent_chunks(dims).threads()
             }
@@ -406,10 +408,15 @@ impl Kernel {
         let floats = match self {
             Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
             // the portable kernel's lane values.
-            Kernel::RecurrenceForward | Kernel::RecurrenceBackwardColumns => 0,
+            Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
-            // the row and the column sums' lane values.
-            Kernel::RecurrenceBackwardColumnsPortable => 8 * LaneLayout::recurrent_forward(dims).threads(),
+            // the groups' shares of a step's dq̂, dk̂, dℓ and dβ, by parity; the portable kernel's lane
+            // values.
+            Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
+                let layout = LaneLayout::recurrent_chunks(dims);
+                let portable = if self == Kernel::RecurrenceBackwardColumnsPortable { 4 * layout.threads() } else { 0 };
+                4 * layout.groups * (dims.dk + 1) + portable
+            }
             // the staged inputs (q̂, k̂, v, g and β a token); the portable kernel's partials and sums.
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 let layout = LaneLayout::recurrent_chunks(dims);
@@ -491,10 +498,13 @@ impl Kernel {
             }
             Kernel::QkNormGatesForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
-            Kernel::RecurrenceForward
-            | Kernel::RecurrenceForwardPortable
-            | Kernel::RecurrenceBackwardColumns
-            | Kernel::RecurrenceBackwardColumnsPortable => {
+            Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
+                let layout = LaneLayout::recurrent_chunks(dims);
+                let mut constants = layout.constants(dims);
+                constants.extend([("CB", layout.columns()), ("GROUPS", layout.groups)]);
+                constants
+            }
+            Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 let layout = LaneLayout::recurrent_forward(dims);
                 let mut constants = layout.constants(dims);
                 constants.push(("CB", layout.columns()));
@@ -710,10 +720,6 @@ const CHUNK_LANES_WORKGROUP: (&str, &str) =
     ("chunk_lanes_workgroup", include_str!("../templates/chunk_lanes_workgroup.wgsl"));
 const ROW_LANES_WORKGROUP: (&str, &str) =
     ("row_lanes_workgroup", include_str!("../templates/row_lanes_workgroup.wgsl"));
-const COLUMN_LANES_SUBGROUP: (&str, &str) =
-    ("column_lanes_subgroup", include_str!("../templates/column_lanes_subgroup.wgsl"));
-const COLUMN_LANES_WORKGROUP: (&str, &str) =
-    ("column_lanes_workgroup", include_str!("../templates/column_lanes_workgroup.wgsl"));
 
 const RECURRENCE_FORWARD_TEMPLATE: &str = include_str!("../templates/recurrence_forward.wgsl");
 const RECURRENCE_FORWARD_BINDINGS: &[Binding] = &[
@@ -801,14 +807,14 @@ const RECURRENCE_BACKWARD_COLUMNS_TEMPLATE: &str = include_str!("../templates/re
 const RECURRENCE_BACKWARD_COLUMNS: Spec = Spec {
     name: "recurrence_backward_columns",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_SUBGROUP, COLUMN_LANES_SUBGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_SUBGROUP],
     bindings: RECURRENCE_BACKWARD_BINDINGS,
 };
 
 const RECURRENCE_BACKWARD_COLUMNS_PORTABLE: Spec = Spec {
     name: "recurrence_backward_columns_portable",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_WORKGROUP, COLUMN_LANES_WORKGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_WORKGROUP],
     bindings: RECURRENCE_BACKWARD_BINDINGS,
 };
 

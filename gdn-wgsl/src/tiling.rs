@@ -136,9 +136,10 @@ impl LaneLayout {
         Self::new(dims, 4, ROW_LANES)
     }
 
-    /// The recurrent forward for few heads (`templates/recurrence_forward_chunks.wgsl`): the same
-    /// 16 columns a workgroup, each column group's rows over a whole block of 32 lanes, so four
-    /// times the lanes share a state, each with a quarter of the rows.
+    /// The recurrent forward and backward for few heads (`templates/recurrence_forward_chunks.wgsl`,
+    /// `recurrence_backward_columns.wgsl`): the same 16 columns a workgroup, each column group's
+    /// rows over a whole block of 32 lanes, so four times the lanes share a state, each with a
+    /// quarter of the rows.
     pub fn recurrent_chunks(dims: HeadDims) -> Self {
         Self::new(dims, 4, LANE_BLOCK)
     }

@@ -1,57 +1,68 @@
 // The delta rule, backward, for batches of few heads (the plan's choice where
 // recurrence_backward.wgsl's one workgroup per (sequence, value head) leaves most of the GPU idle):
-// BPTT with checkpoints, serial in time and parallel over (sequence, value head, column block), in
-// the per-token forward's lane layout (recurrence_forward.wgsl): COLUMN_LANES column groups of four
-// columns (a vec4 a row), each over ROW_LANES row lanes, lane rl holding rows rl + ROW_LANES·i
-// (i < RY), row lanes COLUMN_LANES invocations apart.
+// BPTT with checkpoints, serial in time and parallel over (sequence, value head, block of CB
+// columns). Layout (gdn_wgsl::LaneLayout::recurrent_chunks): GROUPS column groups of four columns
+// (a vec4 a row), each one block of ROW_LANES = 32 consecutive lanes, lane rl holding rows
+// rl + 32·i (i < RY; rows past DK, and columns past DV, hold zeros).
 // Each lane keeps its rows of dS in registers, dS = dhT (or 0) first. Segments of ckpt_interval
 // steps are walked last to first. Each is first replayed from its checkpoint, every lane writing
-// its rows of S_{t−1} (the state entering step t) and its columns of r_t = v_t − g_t·S_{t−1}ᵀk̂_t
-// into its own slots of the scratch (a lane reads back only what it wrote: no barrier orders
-// them); then swept in reverse, with u_t = β_t·r_t:
+// its rows of S_{t−1} (the state entering step t) into its own slots of the scratch (read back by
+// itself only), lane 0 of a group the group's r_t = v_t − g_t·S_{t−1}ᵀk̂_t (read by the whole group
+// after a barrier); then swept in reverse, with u_t = β_t·r_t:
 //   dS += q̂ doᵀ;  du = dSᵀk̂;  dkv = −β du;  dv = β du;  dβ = du·r;
 //   dq̂ = S_t do = g S_{t−1} do + k̂ (u·do);  dk̂ = dS u + g S_{t−1} dkv;
 //   dS' = dS + k̂ dkvᵀ;  dg = ⟨dS', S_{t−1}⟩;  dS = g dS'.          Finally dh0 = dS.
-// Only du, a sum over the row lanes (`row_lanes_sum`), stands between one step's dS and the next.
-// dq̂ and dk̂ (sums over columns), dℓ = dg·g and dβ (over the whole state) span the head's column
-// blocks: each workgroup sums its share over its column lanes (`column_lanes_sum`; the gates' over
-// its row lanes too) and writes it as its block's partial: layer.hat_parts rows per (token, value
-// head) in dqk_hat_heads, layer.gate_parts values in gate_grad_parts, which qk_norm_backward and
-// gates_backward add up. dv goes straight into the v channels of dy.
+// Only du, a sum over a group's lanes (`row_lanes_sum`), stands between one step's dS and the
+// next; a step's inputs and saved state are loaded while the step before computes. dq̂ and dk̂
+// (sums over columns), dℓ = dg·g and dβ (over the whole state) span the head's column blocks: the
+// groups' shares of a step are summed through workgroup memory (one barrier a step, the halves
+// alternating by step parity) and written as the block's partial, layer.hat_parts rows per (token,
+// value head) in dqk_hat_heads and layer.gate_parts values in gate_grad_parts, which
+// qk_norm_backward and gates_backward add up. dv goes straight into the v channels of dy.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
-// Pairs of rows whose (dq̂, dk̂) partials go through one vec4 sum.
-const ROW_PAIRS: u32 = (RY + 1u) / 2u;
+// The groups' (dq̂, dk̂) rows and (dℓ, dβ) of a step, by step parity.
+var<workgroup> hat_shares: array<vec2<f32>, 2u * GROUPS * DK>;
+var<workgroup> gate_shares: array<vec2<f32>, 2u * GROUPS>;
 
-// Slot of this lane's vec4 `i` of step `step` of the replayed segment (i < RY: a row of S_{t−1};
-// i = RY: r_t), component-major and lane-minor so that a block's accesses are contiguous.
-fn scratch_slot(job: u32, step: u32, i: u32, tid: u32) -> u32 {
-    return ((job * layer.ckpt_interval + step) * (RY + 1u) + i) * 4u * THREADS + tid;
+// Where step `step` of the replayed segment starts in the scratch for column group `unit`: the
+// state S_{t−1} ([4][DK], component-major so that a group's accesses are contiguous), then r_t.
+fn scratch_step(unit: u32, step: u32) -> u32 {
+    return (unit * layer.ckpt_interval + step) * (4u * DK + 4u);
 }
 
-fn store_scratch(at: u32, x: vec4<f32>) {
-    scratch[at] = x.x;
-    scratch[at + THREADS] = x.y;
-    scratch[at + 2u * THREADS] = x.z;
-    scratch[at + 3u * THREADS] = x.w;
+// This lane's row i of the saved state (zeros past DK).
+fn load_saved(at: u32, row: u32) -> vec4<f32> {
+    var value = vec4<f32>(0.0);
+    if (row < DK) {
+        value = vec4<f32>(scratch[at + row], scratch[at + DK + row], scratch[at + 2u * DK + row], scratch[at + 3u * DK + row]);
+    }
+    return value;
 }
 
-fn load_scratch(at: u32) -> vec4<f32> {
-    return vec4<f32>(scratch[at], scratch[at + THREADS], scratch[at + 2u * THREADS], scratch[at + 3u * THREADS]);
+fn save(at: u32, row: u32, x: vec4<f32>) {
+    if (row < DK) {
+        scratch[at + row] = x.x;
+        scratch[at + DK + row] = x.y;
+        scratch[at + 2u * DK + row] = x.z;
+        scratch[at + 3u * DK + row] = x.w;
+    }
 }
 
-// A step's inputs, none of them depending on the state: its gates, the lane's rows of q̂ and k̂,
-// its columns of v (for the replay) or of do (for the reverse sweep; zero past DV); q̂ only for the
-// reverse sweep.
+// A step's inputs, none of them depending on the state: its gates, the lane's rows of q̂ and k̂
+// (zero past DK), the group's columns of v (for the replay) or of do (for the reverse sweep, with
+// the saved S_{t−1} and r_t; q̂ only there), zero past DV.
 struct StepInputs {
     decay: f32,
     beta: f32,
     k: array<f32, RY>,
     q: array<f32, RY>,
     columns: vec4<f32>,
+    prev: array<vec4<f32>, RY>,
+    r: vec4<f32>,
 }
 
-fn step_inputs(t: u32, h: u32, key: u32, rl: u32, col4: u32, reverse: bool) -> StepInputs {
+fn step_inputs(unit: u32, t: u32, t0: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool, reverse: bool) -> StepInputs {
     var x: StepInputs;
     let e = t * layer.nv + h;
     x.decay = exp(gate_log_decay(e));
@@ -59,26 +70,54 @@ fn step_inputs(t: u32, h: u32, key: u32, rl: u32, col4: u32, reverse: bool) -> S
     let k_at = hat_at(1u, t, key);
     let q_at = hat_at(0u, t, key);
     for (var i = 0u; i < RY; i = i + 1u) {
-        x.k[i] = qk_hat[k_at + rl + ROW_LANES * i];
+        let row = rl + ROW_LANES * i;
+        let at = min(row, DK - 1u);
+        x.k[i] = select(0.0, qk_hat[k_at + at], row < DK);
         if (reverse) {
-            x.q[i] = qk_hat[q_at + rl + ROW_LANES * i];
+            x.q[i] = select(0.0, qk_hat[q_at + at], row < DK);
+            x.prev[i] = load_saved(scratch_step(unit, t - t0), row);
         }
     }
-    let col = min(col4, DV - 4u);
     if (reverse) {
         let at = e * DV + col;
-        x.columns = f32(col4 < DV) * vec4<f32>(d_o[at], d_o[at + 1u], d_o[at + 2u], d_o[at + 3u]);
+        x.columns = f32(columns) * vec4<f32>(d_o[at], d_o[at + 1u], d_o[at + 2u], d_o[at + 3u]);
+        let r_at = scratch_step(unit, t - t0) + 4u * DK;
+        x.r = vec4<f32>(scratch[r_at], scratch[r_at + 1u], scratch[r_at + 2u], scratch[r_at + 3u]);
     } else {
         let at = t * layer.channels + 2u * layer.nk * DK + h * DV + col;
-        x.columns = vec4<f32>(y[at], y[at + 1u], y[at + 2u], y[at + 3u]);
+        x.columns = f32(columns) * vec4<f32>(y[at], y[at + 1u], y[at + 2u], y[at + 3u]);
     }
     return x;
 }
 
-// (dq̂, dk̂) of `row`: the block's partial of token-head `gate`.
-fn write_hat_pair(parts: u32, gate: u32, block: u32, row: u32, d: vec2<f32>) {
-    dqk_hat_heads[(gate * parts + block) * DK + row] = d.x;
-    dqk_hat_heads[((layer.tokens * layer.nv + gate) * parts + block) * DK + row] = d.y;
+// Where this lane's row i (clamped to DK) of a [DK, DV] state at `at` has its four columns from
+// `col`.
+fn row_at(at: u32, rl: u32, i: u32, col: u32) -> u32 {
+    return at + min(rl + ROW_LANES * i, DK - 1u) * DV + col;
+}
+
+// This lane's rows of dhT (zeros past DK, past DV, or without dhT).
+fn load_dht(at: u32, rl: u32, col: u32, columns: bool) -> array<vec4<f32>, RY> {
+    var s: array<vec4<f32>, RY>;
+    for (var i = 0u; i < RY; i = i + 1u) {
+        let e = row_at(at, rl, i, col);
+        if (layer.has_dht != 0u && columns && rl + ROW_LANES * i < DK) {
+            s[i] = vec4<f32>(dht[e], dht[e + 1u], dht[e + 2u], dht[e + 3u]);
+        }
+    }
+    return s;
+}
+
+// This lane's rows of a stored state (zeros past DK and past DV).
+fn load_checkpoint(at: u32, rl: u32, col: u32, columns: bool) -> array<vec4<f32>, RY> {
+    var s: array<vec4<f32>, RY>;
+    for (var i = 0u; i < RY; i = i + 1u) {
+        let e = row_at(at, rl, i, col);
+        if (columns && rl + ROW_LANES * i < DK) {
+            s[i] = vec4<f32>(ckpt[e], ckpt[e + 1u], ckpt[e + 2u], ckpt[e + 3u]);
+        }
+    }
+    return s;
 }
 
 @compute @workgroup_size(THREADS)
@@ -93,132 +132,134 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let h = (job / blocks) % layer.nv;
     let n = job / (blocks * layer.nv);
     let key = h / layer.rep;
-    let rl = tid / COLUMN_LANES;
-    let cl = tid % COLUMN_LANES;
-    let col4 = block * CB + 4u * cl;
+    let group = tid / ROW_LANES;
+    let rl = tid % ROW_LANES;
+    let unit = job * GROUPS + group;
+    let col4 = block * CB + 4u * group;
     let columns = col4 < DV;
+    let col = min(col4, DV - 4u);
     let start = seq_start(n);
     let end = seq_end(n);
     let segments = (end - start + layer.ckpt_interval - 1u) / layer.ckpt_interval;
     let state_at = (n * layer.nv + h) * DK * DV;
-    let v_channel = 2u * layer.nk * DK + h * DV;
+    let v_at = 2u * layer.nk * DK + h * DV + col;
 
-    var ds: array<vec4<f32>, RY>;
-    for (var i = 0u; i < RY; i = i + 1u) {
-        let e = state_at + (rl + ROW_LANES * i) * DV + col4;
-        var value = vec4<f32>(0.0);
-        if (layer.has_dht != 0u && columns) {
-            value = vec4<f32>(dht[e], dht[e + 1u], dht[e + 2u], dht[e + 3u]);
-        }
-        ds[i] = value;
-    }
-
+    var ds = load_dht(state_at, rl, col, columns);
     for (var done = 0u; done < segments; done = done + 1u) {
         let segment = segments - 1u - done;
         let t0 = start + segment * layer.ckpt_interval;
         let t1 = min(t0 + layer.ckpt_interval, end);
 
         // Replay: S_{t0} from the checkpoint, then every step's S_{t−1} and r_t into the scratch.
-        let ckpt_at = ((ckpt_first(n) + segment) * layer.nv + h) * DK * DV;
-        var s: array<vec4<f32>, RY>;
-        for (var i = 0u; i < RY; i = i + 1u) {
-            let e = ckpt_at + (rl + ROW_LANES * i) * DV + col4;
-            var value = vec4<f32>(0.0);
-            if (columns) {
-                value = vec4<f32>(ckpt[e], ckpt[e + 1u], ckpt[e + 2u], ckpt[e + 3u]);
-            }
-            s[i] = value;
-        }
-        var next = step_inputs(t0, h, key, rl, col4, false);
+        var s = load_checkpoint(((ckpt_first(n) + segment) * layer.nv + h) * DK * DV, rl, col, columns);
+        var next = step_inputs(unit, t0, t0, h, key, rl, col, columns, false);
         for (var t = t0; t < t1; t = t + 1u) {
             let x = next;
-            next = step_inputs(min(t + 1u, t1 - 1u), h, key, rl, col4, false);
+            next = step_inputs(unit, min(t + 1u, t1 - 1u), t0, h, key, rl, col, columns, false);
+            let at = scratch_step(unit, t - t0);
             var kv = vec4<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
-                store_scratch(scratch_slot(job, t - t0, i, tid), s[i]);
+                save(at, rl + ROW_LANES * i, s[i]);
                 s[i] = s[i] * x.decay;
                 kv = kv + s[i] * x.k[i];
             }
-            let r = (x.columns - row_lanes_sum(tid, kv)) * f32(columns);
-            store_scratch(scratch_slot(job, t - t0, RY, tid), r);
+            let r = x.columns - row_lanes_sum(tid, kv);
+            if (rl == 0u) {
+                let r_at = at + 4u * DK;
+                scratch[r_at] = r.x;
+                scratch[r_at + 1u] = r.y;
+                scratch[r_at + 2u] = r.z;
+                scratch[r_at + 3u] = r.w;
+            }
             let u = x.beta * r;
             for (var i = 0u; i < RY; i = i + 1u) {
                 s[i] = s[i] + x.k[i] * u;
             }
         }
+        // The r rows were written by lane 0 of each group and are read by all of its lanes.
+        storageBarrier();
 
         // Reverse sweep over the segment.
-        next = step_inputs(t1 - 1u, h, key, rl, col4, true);
+        next = step_inputs(unit, t1 - 1u, t0, h, key, rl, col, columns, true);
         for (var back = t0; back < t1; back = back + 1u) {
             let t = t1 - 1u - (back - t0);
-            let step = t - t0;
             let x = next;
-            next = step_inputs(max(t, t0 + 1u) - 1u, h, key, rl, col4, true);
+            next = step_inputs(unit, max(t, t0 + 1u) - 1u, t0, h, key, rl, col, columns, true);
             let g = x.decay;
-            let r = load_scratch(scratch_slot(job, step, RY, tid));
-            let u = x.beta * r;
+            let u = x.beta * x.r;
             let u_do = dot(u, x.columns);
 
-            // dS += q̂ doᵀ; this lane's part of du and of dq̂ = g S_{t−1} do + k̂ (u·do).
-            var hat: array<vec2<f32>, RY>;
+            // dS += q̂ doᵀ; this lane's part of du; its rows' shares of dq̂ = g S_{t−1} do + k̂ (u·do)
+            // and dk̂ = dS u + g S_{t−1} dkv; ⟨dS', S_{t−1}⟩; dS = g dS'.
             var du = vec4<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
                 ds[i] = ds[i] + x.q[i] * x.columns;
                 du = du + ds[i] * x.k[i];
-                let prev = load_scratch(scratch_slot(job, step, i, tid));
-                hat[i].x = g * dot(prev, x.columns) + x.k[i] * u_do;
             }
             du = row_lanes_sum(tid, du);
             let dkv = -x.beta * du;
-
-            // dk̂ = dS u + g S_{t−1} dkv; ⟨dS', S_{t−1}⟩; dS = g dS'.
+            let half = (t % 2u) * GROUPS;
             var dg = 0.0;
             for (var i = 0u; i < RY; i = i + 1u) {
-                let prev = load_scratch(scratch_slot(job, step, i, tid));
-                hat[i].y = dot(ds[i], u) + g * dot(prev, dkv);
+                let dq = g * dot(x.prev[i], x.columns) + x.k[i] * u_do;
+                let dk = dot(ds[i], u) + g * dot(x.prev[i], dkv);
                 let pre = ds[i] + x.k[i] * dkv;
-                dg = dg + dot(pre, prev);
+                dg = dg + dot(pre, x.prev[i]);
                 ds[i] = g * pre;
-            }
-
-            // The block's partials: dq̂ and dk̂ per row, dℓ = dg·g and dβ; dv.
-            let gate = t * layer.nv + h;
-            let parts = layer.hat_parts;
-            for (var j = 0u; j < ROW_PAIRS; j = j + 1u) {
-                let second = select(vec2<f32>(0.0), hat[min(2u * j + 1u, RY - 1u)], 2u * j + 1u < RY);
-                let pair = column_lanes_sum(tid, vec4<f32>(hat[2u * j], second));
-                if (j % COLUMN_LANES == cl) {
-                    write_hat_pair(parts, gate, block, rl + 2u * ROW_LANES * j, pair.xy);
-                    if (2u * j + 1u < RY) {
-                        write_hat_pair(parts, gate, block, rl + (2u * j + 1u) * ROW_LANES, pair.zw);
-                    }
+                let row = rl + ROW_LANES * i;
+                if (row < DK) {
+                    hat_shares[(half + group) * DK + row] = vec2<f32>(dq, dk);
                 }
             }
-            let dbeta = select(0.0, dot(du, r), rl == 0u);
-            let sums = column_lanes_sum(tid, row_lanes_sum(tid, vec4<f32>(dg, dbeta, 0.0, 0.0)));
-            if (tid == 0u) {
-                let at = layer.gate_parts_base + gate * layer.gate_parts + block;
-                gate_grad_parts[at] = sums.x * g;
-                gate_grad_parts[at + layer.tokens * layer.nv * layer.gate_parts] = sums.y;
+            dg = row_lanes_sum(tid, vec4<f32>(dg, 0.0, 0.0, 0.0)).x;
+            if (rl == 0u) {
+                gate_shares[half + group] = vec2<f32>(dg * g, dot(du, x.r));
             }
             if (rl == 0u && columns) {
-                let at = t * layer.channels + v_channel + col4;
                 let dv = x.beta * du;
-                dy[at] = dv.x;
-                dy[at + 1u] = dv.y;
-                dy[at + 2u] = dv.z;
-                dy[at + 3u] = dv.w;
+                let dv_at = t * layer.channels + v_at;
+                dy[dv_at] = dv.x;
+                dy[dv_at + 1u] = dv.y;
+                dy[dv_at + 2u] = dv.z;
+                dy[dv_at + 3u] = dv.w;
+            }
+            workgroupBarrier();
+
+            // The block's partials: the groups' shares summed.
+            let gate = t * layer.nv + h;
+            let dq_at = (gate * layer.hat_parts + block) * DK;
+            let dk_at = dq_at + layer.tokens * layer.nv * layer.hat_parts * DK;
+            for (var row = tid; row < DK; row = row + THREADS) {
+                var d = vec2<f32>(0.0);
+                for (var w = 0u; w < GROUPS; w = w + 1u) {
+                    d = d + hat_shares[(half + w) * DK + row];
+                }
+                dqk_hat_heads[dq_at + row] = d.x;
+                dqk_hat_heads[dk_at + row] = d.y;
+            }
+            if (tid == 0u) {
+                var d = vec2<f32>(0.0);
+                for (var w = 0u; w < GROUPS; w = w + 1u) {
+                    d = d + gate_shares[half + w];
+                }
+                let at = layer.gate_parts_base + gate * layer.gate_parts + block;
+                gate_grad_parts[at] = d.x;
+                gate_grad_parts[at + layer.tokens * layer.nv * layer.gate_parts] = d.y;
             }
         }
+        // Every lane has read this segment's r rows before the next replay overwrites them.
+        storageBarrier();
     }
 
     if (layer.has_h0 != 0u && columns) {
         for (var i = 0u; i < RY; i = i + 1u) {
-            let e = state_at + (rl + ROW_LANES * i) * DV + col4;
-            dh0[e] = ds[i].x;
-            dh0[e + 1u] = ds[i].y;
-            dh0[e + 2u] = ds[i].z;
-            dh0[e + 3u] = ds[i].w;
+            if (rl + ROW_LANES * i < DK) {
+                let e = row_at(state_at, rl, i, col);
+                dh0[e] = ds[i].x;
+                dh0[e + 1u] = ds[i].y;
+                dh0[e + 2u] = ds[i].z;
+                dh0[e + 3u] = ds[i].w;
+            }
         }
     }
 }

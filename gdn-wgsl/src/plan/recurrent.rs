@@ -13,28 +13,31 @@ use crate::{Kernel, LaneLayout, Tiling};
 /// few heads keeps the one-workgroup-per-head backward: 128 MiB each, what lavapipe binds.
 pub(crate) const MAX_COLUMN_BACKWARD_WORDS: usize = 1 << 25;
 
-/// Workgroups of the kernels that spread a head's columns over workgroups (both forwards and the
-/// column-block backward): (sequence, value head, block of columns).
+/// Column blocks a head is spread over by the kernels that spread its columns over workgroups
+/// (both forwards and the column-block backward): 16 columns each.
+fn column_blocks(g: &Geometry) -> usize {
+    let columns = LaneLayout::recurrent_forward(g.dims).columns();
+    debug_assert_eq!(columns, LaneLayout::recurrent_chunks(g.dims).columns());
+    g.config.dv.div_ceil(columns as usize)
+}
+
+/// Their workgroups: (sequence, value head, column block).
 fn column_jobs(g: &Geometry) -> usize {
     g.sequences() * g.config.nv * column_blocks(g)
 }
 
-fn column_blocks(g: &Geometry) -> usize {
-    g.config.dv.div_ceil(LaneLayout::recurrent_forward(g.dims).columns() as usize)
-}
-
-/// Words of the column-block backward's scratch: per workgroup and step of an interval, each
-/// lane's rows of the state and its columns of r (`templates/recurrence_backward_columns.wgsl`).
+/// Words of the column-block backward's scratch: per column group and step of an interval, the
+/// state entering the step and r (`templates/recurrence_backward_columns.wgsl`).
 fn column_scratch_words(g: &Geometry) -> usize {
-    let layout = LaneLayout::recurrent_forward(g.dims);
-    let per_step = 4 * (layout.rows_per_lane as usize + 1) * layout.threads() as usize;
-    column_jobs(g).saturating_mul(g.family.state_interval()).saturating_mul(per_step)
+    let groups = column_jobs(g) * LaneLayout::recurrent_chunks(g.dims).groups as usize;
+    groups.saturating_mul(g.family.state_interval()).saturating_mul(4 * g.config.dk + 4)
 }
 
 /// Whether the backward spreads each head's columns over workgroups
-/// (`Kernel::RecurrenceBackwardColumns`): for few heads, where one workgroup per (sequence, head)
-/// leaves most of a GPU idle (S4 on the H200: 4 workgroups, 2.7 ms), and where its scratch and its
-/// dq̂/dk̂ partials (one row per column block) stay within [`MAX_COLUMN_BACKWARD_WORDS`].
+/// (`Kernel::RecurrenceBackwardColumns`): where the forward does too (few heads: one workgroup per
+/// (sequence, head) leaves most of a GPU idle, S4 on the H200: 4 workgroups, 2.7 ms), and where its
+/// scratch and its dq̂/dk̂ partials (a row per column block) stay within
+/// [`MAX_COLUMN_BACKWARD_WORDS`].
 fn backward_in_columns(g: &Geometry) -> bool {
     let partials = 2usize.saturating_mul(g.tokens()).saturating_mul(g.config.nv * column_blocks(g) * g.config.dk);
     column_jobs(g) < FEW_HEADS_WORKGROUPS
@@ -57,7 +60,7 @@ pub(crate) fn hat_parts(g: &Geometry) -> usize {
 /// The family's own buffers: checkpoints, the backward's scratch, the dℓ/dβ partials.
 /// The one-workgroup backward's scratch holds, per (sequence, head), the states of one checkpoint
 /// interval but its last (kept in registers) and the interval's kv rows; the column-block
-/// backward's, per workgroup, every lane's share of each step's state and r. With the interval
+/// backward's, per column group, each step's state and r. With the interval
 /// fitted to the longest sequence, what the batch's replay needs (saturated where it overflows, for
 /// the allocation to refuse).
 pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
@@ -89,10 +92,6 @@ pub(crate) const FEW_HEADS_WORKGROUPS: usize = 256;
 /// or, for few heads, chunk by chunk; its sums are subgroup shuffles where the device has them.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
-    debug_assert_eq!(
-        LaneLayout::recurrent_forward(g.dims).columns(),
-        LaneLayout::recurrent_chunks(g.dims).columns()
-    );
     let workgroups = column_jobs(g);
     let kernel = match (workgroups < FEW_HEADS_WORKGROUPS, g.options.subgroups) {
         (true, true) => Kernel::RecurrenceForwardChunks,
@@ -107,9 +106,10 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
 /// sums subgroup shuffles where the device has them; else one per (sequence, head).
 pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
+    let jobs = column_jobs(g);
     match (backward_in_columns(g), g.options.subgroups) {
-        (true, true) => stages.push(Kernel::RecurrenceBackwardColumns, column_jobs(g)),
-        (true, false) => stages.push(Kernel::RecurrenceBackwardColumnsPortable, column_jobs(g)),
+        (true, true) => stages.push(Kernel::RecurrenceBackwardColumns, jobs),
+        (true, false) => stages.push(Kernel::RecurrenceBackwardColumnsPortable, jobs),
         (false, _) => stages.push(Kernel::RecurrenceBackward, g.sequences() * g.config.nv),
     }
 }
