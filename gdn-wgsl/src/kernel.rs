@@ -713,6 +713,7 @@ const ADD_INTO: Spec = Spec {
     bindings: &[bind("part", ReadF32), bind("sum", WriteF32)],
 };
 
+const RESIDUALS: (&str, &str) = ("residuals", include_str!("../templates/residuals.wgsl"));
 const ROW_LANES_SUBGROUP: (&str, &str) = ("row_lanes_subgroup", include_str!("../templates/row_lanes_subgroup.wgsl"));
 const CHUNK_LANES_SUBGROUP: (&str, &str) =
     ("chunk_lanes_subgroup", include_str!("../templates/chunk_lanes_subgroup.wgsl"));
@@ -753,14 +754,14 @@ const RECURRENCE_FORWARD_CHUNKS_TEMPLATE: &str = include_str!("../templates/recu
 const RECURRENCE_FORWARD_CHUNKS: Spec = Spec {
     name: "recurrence_forward_chunks",
     template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_LANES_SUBGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP],
     bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 
 const RECURRENCE_FORWARD_CHUNKS_PORTABLE: Spec = Spec {
     name: "recurrence_forward_chunks_portable",
     template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_LANES_WORKGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP],
     bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 
@@ -807,16 +808,31 @@ const RECURRENCE_BACKWARD_COLUMNS_TEMPLATE: &str = include_str!("../templates/re
 const RECURRENCE_BACKWARD_COLUMNS: Spec = Spec {
     name: "recurrence_backward_columns",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_SUBGROUP],
-    bindings: RECURRENCE_BACKWARD_BINDINGS,
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, ROW_LANES_SUBGROUP],
+    bindings: RECURRENCE_BACKWARD_COLUMNS_BINDINGS,
 };
 
 const RECURRENCE_BACKWARD_COLUMNS_PORTABLE: Spec = Spec {
     name: "recurrence_backward_columns_portable",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, ROW_LANES_WORKGROUP],
-    bindings: RECURRENCE_BACKWARD_BINDINGS,
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, ROW_LANES_WORKGROUP],
+    bindings: RECURRENCE_BACKWARD_COLUMNS_BINDINGS,
 };
+
+const RECURRENCE_BACKWARD_COLUMNS_BINDINGS: &[Binding] = &[
+    bind("layer", LayerUniform),
+    bind("index", ReadU32),
+    bind("qk_hat", ReadF32),
+    bind("gates", ReadF32),
+    bind("d_o", ReadF32),
+    bind("ckpt", ReadF32),
+    bind("dht", ReadF32),
+    bind("scratch", WriteF32),
+    bind("dqk_hat_heads", WriteF32),
+    bind("gate_grad_parts", WriteF32),
+    bind("dy", WriteF32),
+    bind("dh0", WriteF32),
+];
 
 const RECURRENCE_BACKWARD_BINDINGS: &[Binding] = &[
     bind("layer", LayerUniform),

@@ -5,10 +5,12 @@
 // (a vec4 a row), each one block of ROW_LANES = 32 consecutive lanes, lane rl holding rows
 // rl + 32·i (i < RY; rows past DK, and columns past DV, hold zeros).
 // Each lane keeps its rows of dS in registers, dS = dhT (or 0) first. Segments of ckpt_interval
-// steps are walked last to first. Each is first replayed from its checkpoint, every lane writing
-// its rows of S_{t−1} (the state entering step t) into its own slots of the scratch (read back by
-// itself only), lane 0 of a group the group's r_t = v_t − g_t·S_{t−1}ᵀk̂_t (read by the whole group
-// after a barrier); then swept in reverse, with u_t = β_t·r_t:
+// steps are walked last to first. Each is first replayed from its checkpoint with the forward's
+// r_t = v_t − g_t·S_{t−1}ᵀk̂_t (residuals.wgsl, written by recurrence_forward_chunks.wgsl), so
+// with no sum:
+// S_t = g_t·S_{t−1} + k̂_t u_tᵀ, u_t = β_t·r_t; every lane writes its rows of S_{t−1} (the state
+// entering step t) into its own slots of the scratch, read back by itself only. Then the segment
+// is swept in reverse:
 //   dS += q̂ doᵀ;  du = dSᵀk̂;  dkv = −β du;  dv = β du;  dβ = du·r;
 //   dq̂ = S_t do = g S_{t−1} do + k̂ (u·do);  dk̂ = dS u + g S_{t−1} dkv;
 //   dS' = dS + k̂ dkvᵀ;  dg = ⟨dS', S_{t−1}⟩;  dS = g dS'.          Finally dh0 = dS.
@@ -26,9 +28,9 @@ var<workgroup> hat_shares: array<vec2<f32>, 2u * GROUPS * DK>;
 var<workgroup> gate_shares: array<vec2<f32>, 2u * GROUPS>;
 
 // Where step `step` of the replayed segment starts in the scratch for column group `unit`: the
-// state S_{t−1} ([4][DK], component-major so that a group's accesses are contiguous), then r_t.
+// state S_{t−1}, [4][DK], component-major so that a group's accesses are contiguous.
 fn scratch_step(unit: u32, step: u32) -> u32 {
-    return (unit * layer.ckpt_interval + step) * (4u * DK + 4u);
+    return (unit * layer.ckpt_interval + step) * 4u * DK;
 }
 
 // This lane's row i of the saved state (zeros past DK).
@@ -50,16 +52,16 @@ fn save(at: u32, row: u32, x: vec4<f32>) {
 }
 
 // A step's inputs, none of them depending on the state: its gates, the lane's rows of q̂ and k̂
-// (zero past DK), the group's columns of v (for the replay) or of do (for the reverse sweep, with
-// the saved S_{t−1} and r_t; q̂ only there), zero past DV.
+// (zero past DK), the group's columns of r and (for the reverse sweep, with the saved S_{t−1} and
+// q̂) of do, zero past DV.
 struct StepInputs {
     decay: f32,
     beta: f32,
     k: array<f32, RY>,
     q: array<f32, RY>,
-    columns: vec4<f32>,
-    prev: array<vec4<f32>, RY>,
     r: vec4<f32>,
+    d_out: vec4<f32>,
+    prev: array<vec4<f32>, RY>,
 }
 
 fn step_inputs(unit: u32, t: u32, t0: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool, reverse: bool) -> StepInputs {
@@ -78,14 +80,12 @@ fn step_inputs(unit: u32, t: u32, t0: u32, h: u32, key: u32, rl: u32, col: u32, 
             x.prev[i] = load_saved(scratch_step(unit, t - t0), row);
         }
     }
+    let mask = f32(columns);
+    let r_at = residual_at(t, h) + col;
+    x.r = mask * vec4<f32>(ckpt[r_at], ckpt[r_at + 1u], ckpt[r_at + 2u], ckpt[r_at + 3u]);
     if (reverse) {
         let at = e * DV + col;
-        x.columns = f32(columns) * vec4<f32>(d_o[at], d_o[at + 1u], d_o[at + 2u], d_o[at + 3u]);
-        let r_at = scratch_step(unit, t - t0) + 4u * DK;
-        x.r = vec4<f32>(scratch[r_at], scratch[r_at + 1u], scratch[r_at + 2u], scratch[r_at + 3u]);
-    } else {
-        let at = t * layer.channels + 2u * layer.nk * DK + h * DV + col;
-        x.columns = f32(columns) * vec4<f32>(y[at], y[at + 1u], y[at + 2u], y[at + 3u]);
+        x.d_out = mask * vec4<f32>(d_o[at], d_o[at + 1u], d_o[at + 2u], d_o[at + 3u]);
     }
     return x;
 }
@@ -150,34 +150,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         let t0 = start + segment * layer.ckpt_interval;
         let t1 = min(t0 + layer.ckpt_interval, end);
 
-        // Replay: S_{t0} from the checkpoint, then every step's S_{t−1} and r_t into the scratch.
+        // Replay: S_{t0} from the checkpoint, then every step's S_{t−1} into the scratch.
         var s = load_checkpoint(((ckpt_first(n) + segment) * layer.nv + h) * DK * DV, rl, col, columns);
         var next = step_inputs(unit, t0, t0, h, key, rl, col, columns, false);
         for (var t = t0; t < t1; t = t + 1u) {
             let x = next;
             next = step_inputs(unit, min(t + 1u, t1 - 1u), t0, h, key, rl, col, columns, false);
             let at = scratch_step(unit, t - t0);
-            var kv = vec4<f32>(0.0);
+            let u = x.beta * x.r;
             for (var i = 0u; i < RY; i = i + 1u) {
                 save(at, rl + ROW_LANES * i, s[i]);
-                s[i] = s[i] * x.decay;
-                kv = kv + s[i] * x.k[i];
-            }
-            let r = x.columns - row_lanes_sum(tid, kv);
-            if (rl == 0u) {
-                let r_at = at + 4u * DK;
-                scratch[r_at] = r.x;
-                scratch[r_at + 1u] = r.y;
-                scratch[r_at + 2u] = r.z;
-                scratch[r_at + 3u] = r.w;
-            }
-            let u = x.beta * r;
-            for (var i = 0u; i < RY; i = i + 1u) {
-                s[i] = s[i] + x.k[i] * u;
+                s[i] = s[i] * x.decay + x.k[i] * u;
             }
         }
-        // The r rows were written by lane 0 of each group and are read by all of its lanes.
-        storageBarrier();
 
         // Reverse sweep over the segment.
         next = step_inputs(unit, t1 - 1u, t0, h, key, rl, col, columns, true);
@@ -187,13 +172,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             next = step_inputs(unit, max(t, t0 + 1u) - 1u, t0, h, key, rl, col, columns, true);
             let g = x.decay;
             let u = x.beta * x.r;
-            let u_do = dot(u, x.columns);
+            let u_do = dot(u, x.d_out);
 
             // dS += q̂ doᵀ; this lane's part of du; its rows' shares of dq̂ = g S_{t−1} do + k̂ (u·do)
             // and dk̂ = dS u + g S_{t−1} dkv; ⟨dS', S_{t−1}⟩; dS = g dS'.
             var du = vec4<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
-                ds[i] = ds[i] + x.q[i] * x.columns;
+                ds[i] = ds[i] + x.q[i] * x.d_out;
                 du = du + ds[i] * x.k[i];
             }
             du = row_lanes_sum(tid, du);
@@ -201,7 +186,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let half = (t % 2u) * GROUPS;
             var dg = 0.0;
             for (var i = 0u; i < RY; i = i + 1u) {
-                let dq = g * dot(x.prev[i], x.columns) + x.k[i] * u_do;
+                let dq = g * dot(x.prev[i], x.d_out) + x.k[i] * u_do;
                 let dk = dot(ds[i], u) + g * dot(x.prev[i], dkv);
                 let pre = ds[i] + x.k[i] * dkv;
                 dg = dg + dot(pre, x.prev[i]);
@@ -247,8 +232,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 gate_grad_parts[at + layer.tokens * layer.nv * layer.gate_parts] = d.y;
             }
         }
-        // Every lane has read this segment's r rows before the next replay overwrites them.
-        storageBarrier();
     }
 
     if (layer.has_h0 != 0u && columns) {

@@ -21,7 +21,8 @@
 // Inputs go through workgroup memory a stage of STAGE tokens at a time, loaded from storage by
 // all lanes while the stage before computes, so that a step waits on workgroup memory, never on a
 // load from storage (the per-token form waits on them: about 0.6 µs a token at S4 on the H200).
-// Writes o (before the norm), the state at the start of every checkpoint interval, and hT.
+// Writes o (before the norm), the state at the start of every checkpoint interval, hT, and (where
+// the plan has a column-block backward) every token's r = v − g·S_{t−1}ᵀk̂.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
 // The inputs of STAGE tokens of the workgroup's head and columns, token-major: q̂ and k̂
@@ -234,11 +235,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let g = c.g;
             let to_j = vec4<f32>(g.x, g.x * g.y, g.x * g.y * g.z, g.x * g.y * g.z * g.w);
             let live = f32(columns);
-            let u0 = c.beta.x * live * (c.v[0] - to_j.x * ks[0]);
-            let u1 = c.beta.y * live * (c.v[1] - to_j.y * ks[1] - (g.y * k10) * u0);
-            let u2 = c.beta.z * live * (c.v[2] - to_j.z * ks[2] - (g.z * k21) * u1 - (g.z * g.y * k20) * u0);
-            let u3 = c.beta.w * live
-                * (c.v[3] - to_j.w * ks[3] - (g.w * k32) * u2 - (g.w * g.z * k31) * u1 - (g.w * g.z * g.y * k30) * u0);
+            let r0 = c.v[0] - to_j.x * ks[0];
+            let u0 = c.beta.x * live * r0;
+            let r1 = c.v[1] - to_j.y * ks[1] - (g.y * k10) * u0;
+            let u1 = c.beta.y * live * r1;
+            let r2 = c.v[2] - to_j.z * ks[2] - (g.z * k21) * u1 - (g.z * g.y * k20) * u0;
+            let u2 = c.beta.z * live * r2;
+            let r3 = c.v[3] - to_j.w * ks[3] - (g.w * k32) * u2 - (g.w * g.z * k31) * u1 - (g.w * g.z * g.y * k30) * u0;
+            let u3 = c.beta.w * live * r3;
+            // Lane j < len writes token j's r where the plan laid room for it (the column-block
+            // backward replays from it).
+            let r_at = residual_at(first + j0 + rl, h) + col4;
+            if (columns && rl < len && r_at + 3u < arrayLength(&ckpt)) {
+                let r = select(select(select(r0, r1, rl == 1u), r2, rl == 2u), r3, rl == 3u);
+                ckpt[r_at] = r.x;
+                ckpt[r_at + 1u] = r.y;
+                ckpt[r_at + 2u] = r.z;
+                ckpt[r_at + 3u] = r.w;
+            }
 
             // The chunk's steps, then the sums of their outputs.
             var qs = array<vec4<f32>, CHUNK>();

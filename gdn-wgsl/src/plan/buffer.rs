@@ -68,7 +68,9 @@ work_buffers! {
     Dpre => "dpre",
     /// Partial column sums of the parameter gradients.
     Partial => "partial",
-    /// Stored states: checkpoints (recurrent) or chunk-start states (chunked).
+    /// Stored states: checkpoints (recurrent) or chunk-start states (chunked); after them, for the
+    /// recurrent column-block backward, the forward's r = v − g·S_{t−1}ᵀk̂ per (token, value head)
+    /// (`templates/residuals.wgsl`).
     Ckpt => "ckpt",
     /// The recurrent backward's replay scratch.
     Scratch => "scratch",

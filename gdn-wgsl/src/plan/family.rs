@@ -258,6 +258,11 @@ mod tests {
     #[test]
     fn a_device_with_too_few_storage_buffers_for_the_recurrent_backward_gets_the_chunked_family() {
         assert_eq!(Kernel::RecurrenceBackward.storage_buffers(), 12);
+        // The few-heads backward binds no more; every recurrent forward fits wgpu's default 8.
+        assert!(Kernel::RecurrenceBackwardColumns.storage_buffers() <= 12);
+        let forwards =
+            [Kernel::RecurrenceForward, Kernel::RecurrenceForwardChunks, Kernel::RecurrenceForwardChunksPortable];
+        assert!(forwards.iter().all(|k| k.storage_buffers() <= 8));
         assert_eq!(Family::picked(true, 16, true, Precision::F32), Family::recurrent());
         assert_eq!(Family::picked(true, 10, true, Precision::F32), Family::chunked());
         assert_eq!(Family::picked(true, 10, false, Precision::F32), Family::recurrent());

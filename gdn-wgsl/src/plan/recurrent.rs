@@ -27,10 +27,10 @@ fn column_jobs(g: &Geometry) -> usize {
 }
 
 /// Words of the column-block backward's scratch: per column group and step of an interval, the
-/// state entering the step and r (`templates/recurrence_backward_columns.wgsl`).
+/// state entering the step (`templates/recurrence_backward_columns.wgsl`).
 fn column_scratch_words(g: &Geometry) -> usize {
     let groups = column_jobs(g) * LaneLayout::recurrent_chunks(g.dims).groups as usize;
-    groups.saturating_mul(g.family.state_interval()).saturating_mul(4 * g.config.dk + 4)
+    groups.saturating_mul(g.family.state_interval()).saturating_mul(4 * g.config.dk)
 }
 
 /// Whether the backward spreads each head's columns over workgroups
@@ -60,7 +60,7 @@ pub(crate) fn hat_parts(g: &Geometry) -> usize {
 /// The family's own buffers: checkpoints, the backward's scratch, the dℓ/dβ partials.
 /// The one-workgroup backward's scratch holds, per (sequence, head), the states of one checkpoint
 /// interval but its last (kept in registers) and the interval's kv rows; the column-block
-/// backward's, per column group, each step's state and r. With the interval
+/// backward's, per column group, each step's state. With the interval
 /// fitted to the longest sequence, what the batch's replay needs (saturated where it overflows, for
 /// the allocation to refuse).
 pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
@@ -74,8 +74,11 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
         let states = heads.saturating_mul(interval - 1).saturating_mul((back.ry * back.rx * back.threads()) as usize);
         states.saturating_add(heads.saturating_mul(interval).saturating_mul(back.columns() as usize))
     };
+    // After the checkpoints, room for the forward's r where the column-block backward replays
+    // from it (`templates/residuals.wgsl`; the forward writes it where there is room).
+    let residuals = if g.options.backward && backward_in_columns(g) { g.tokens() * config.nv * config.dv } else { 0 };
     vec![
-        BufferSpec::f32(Work::Ckpt, g.stored_states() * config.nv * config.state_size()),
+        BufferSpec::f32(Work::Ckpt, g.stored_states() * config.nv * config.state_size() + residuals),
         BufferSpec::f32(Work::Scratch, scratch),
         BufferSpec::f32(Work::GateGradParts, 2 * g.tokens() * config.nv * gate_parts(g)),
     ]

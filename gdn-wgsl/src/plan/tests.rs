@@ -111,3 +111,31 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
     assert_eq!(forward_kernel(many, true), (Kernel::RecurrenceForward, many * 8));
     assert_eq!(forward_kernel(many, false), (Kernel::RecurrenceForwardPortable, many * 8));
 }
+
+#[test]
+fn the_recurrent_backward_spreads_columns_for_few_heads_within_its_memory_bound() {
+    // (kernel, workgroups, partial rows of dq̂ per (token, value head), words of dqk_hat_heads)
+    let backward = |seqs: usize, tokens: usize, subgroups: bool| {
+        let config = LayerConfig::new(4, 8, 16, 24, 4).unwrap();
+        let starts: Vec<usize> = (0..=seqs).map(|n| tokens * n).collect();
+        let options = PlanOptions { family: Family::recurrent(), subgroups, backward: true, ..PlanOptions::default() };
+        let plan = LayerPlan::new(&config, &starts, &options).unwrap();
+        let stages = plan.backward.as_ref().expect("a backward");
+        let mut recurrences = stages.iter().filter(|s| s.kernel.name().starts_with("recurrence_backward"));
+        let stage = recurrences.next().expect("a recurrent backward");
+        assert!(recurrences.next().is_none());
+        let hat_words = plan.buffer(Work::DqkHatHeads.into()).unwrap().words();
+        assert_eq!(hat_words % (2 * seqs * tokens * 8 * 16), 0);
+        (stage.kernel, stage.workgroups, hat_words / (2 * seqs * tokens * 8 * 16))
+    };
+    // dv = 24: two blocks of 16 columns a head, the second half empty.
+    let few = recurrent::FEW_HEADS_WORKGROUPS / 16 - 1;
+    let many = recurrent::FEW_HEADS_WORKGROUPS / 16;
+    assert_eq!(backward(few, 3, true), (Kernel::RecurrenceBackwardColumns, few * 16, 2));
+    assert_eq!(backward(few, 3, false), (Kernel::RecurrenceBackwardColumnsPortable, few * 16, 2));
+    assert_eq!(backward(many, 3, true), (Kernel::RecurrenceBackward, many * 8, 1));
+    // One sequence whose dq̂/dk̂ partials would pass MAX_COLUMN_BACKWARD_WORDS.
+    let long = recurrent::MAX_COLUMN_BACKWARD_WORDS / (2 * 8 * 2 * 16) + 1;
+    assert_eq!(backward(1, long - 1, true), (Kernel::RecurrenceBackwardColumns, 16, 2));
+    assert_eq!(backward(1, long, true), (Kernel::RecurrenceBackward, 8, 1));
+}
