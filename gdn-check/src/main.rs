@@ -120,8 +120,9 @@ fn family(args: &RunArgs, ctx: &Context) -> Result<Family, String> {
         Some(other) => Ok(other),
         None if args.family == "auto" => {
             let precision = precision(&args.precision)?;
-            let nv = args.layer.resolve()?.1.nv;
-            Ok(ctx.picked_family(true, precision).for_batch(vec![args.seq; args.batch], nv, precision))
+            let config = args.layer.resolve()?.1;
+            let offsets: Vec<usize> = (0..=args.batch).map(|n| n * args.seq).collect();
+            Ok(ctx.picked_family_for_batch(&config, &offsets, true, precision))
         }
         None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
     }

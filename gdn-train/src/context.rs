@@ -2,7 +2,7 @@
 //! cache of compiled pipelines shared by every tape on the device.
 
 use crate::pipelines::PipelineCache;
-use crate::{Error, Family, Precision, Result};
+use crate::{Error, Family, LayerConfig, Precision, Result};
 use std::sync::Arc;
 
 /// How to choose the adapter and compile the kernels. [`ContextOptions::from_env`] reads
@@ -211,6 +211,21 @@ impl Context {
     pub fn picked_family(&self, backward: bool, precision: Precision) -> Family {
         let storage_buffers = self.device().limits().max_storage_buffers_per_shader_stage;
         Family::picked(self.is_software(), storage_buffers, backward, precision)
+    }
+
+    /// The family a tape on this context takes for a batch (its sequence `offsets`) of these
+    /// heads when its options name none ([`Family::picked_for_batch`]: [`Context::picked_family`]'s
+    /// with its knob set for the batch, but the recurrent family for training short batches of
+    /// few heads in f32 on a GPU).
+    pub fn picked_family_for_batch(
+        &self,
+        config: &LayerConfig,
+        offsets: &[usize],
+        backward: bool,
+        precision: Precision,
+    ) -> Family {
+        let storage_buffers = self.device().limits().max_storage_buffers_per_shader_stage;
+        Family::picked_for_batch(self.is_software(), storage_buffers, backward, precision, config, offsets)
     }
 
     /// One line naming the adapter, its backend and driver.

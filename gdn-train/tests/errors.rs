@@ -167,14 +167,14 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
         let options = TapeOptions { family, ..TapeOptions::default() };
         Tape::new(ctx, small(), batch, options).expect("valid").family()
     };
-    let picked = ctx.picked_family(true, Precision::F32);
     // Tensor-core products are the chunked family's, forward-only or not.
     assert_eq!(ctx.picked_family(false, Precision::TensorCore), Family::chunked());
-    // A tape that picks its family sets the knob for its batch (on a GPU, 32-token chunks where
-    // 64-token ones would leave few jobs: `Family::for_batch`).
-    let for_batch = picked.for_batch([200], small().nv, Precision::F32).fitted(200, Precision::F32);
+    // A tape that picks its family picks it for its batch and sets the knob for it (on a GPU, the
+    // recurrent family for these few heads: `Family::picked_for_batch`).
+    let picked = |offsets: &[usize]| ctx.picked_family_for_batch(&small(), offsets, true, Precision::F32);
+    let for_batch = picked(&[0, 200]).fitted(200, Precision::F32);
     assert_eq!(runs(None, Batch::Fixed { b: 1, t: 200 }), for_batch);
-    assert_eq!(runs(None, Batch::Fixed { b: 4, t: 1 }), picked.fitted(1, Precision::F32));
+    assert_eq!(runs(None, Batch::Fixed { b: 4, t: 1 }), picked(&[0, 1, 2, 3, 4]).fitted(1, Precision::F32));
     let chunked = Some(Family::chunked());
     assert_eq!(runs(chunked, Batch::Fixed { b: 4, t: 1 }), Family::Chunked { chunk: 1 });
     assert_eq!(runs(chunked, Batch::Packed { cu_seqlens: vec![0, 20, 30] }), Family::Chunked { chunk: 32 });

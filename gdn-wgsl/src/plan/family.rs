@@ -6,8 +6,16 @@
 
 use super::buffer::{BufferId, Work};
 use super::geometry::Geometry;
-use super::{BufferSpec, PlanError, Stages, chunked, recurrent};
-use crate::{Kernel, MAX_CHUNK, Precision};
+use super::{BufferSpec, PlanError, PlanOptions, Stages, chunked, recurrent};
+use crate::{HeadDims, Kernel, MAX_CHUNK, Precision};
+use gdn_ref::LayerConfig;
+
+/// Longest sequence up to which a GPU trains a batch of few heads in f32 faster with the recurrent
+/// family than with the chunked one, where the recurrent backward spreads each head's columns
+/// over workgroups (`Kernel::RecurrenceBackwardColumns`). On the H200 (dk = dv = 128, nk 2, nv 4,
+/// forward + backward, BENCHMARKS.md's tenth session): 1 × 128 tokens 0.262 against 0.530 ms,
+/// 1 × 256 0.478 against 0.723, 1 × 512 1.017 against 1.109.
+pub const RECURRENT_TRAINING_TOKENS: usize = 512;
 
 /// A family of kernels for the delta rule, with its knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -64,24 +72,45 @@ impl Family {
     /// - Tensor cores: the chunked family, whose products they are (for a forward alone the
     ///   recurrent family in f32 is faster still on the H200: 2.52 against 3.76 ms at S1, 0.058
     ///   against 0.103 at S4).
-    /// - On a GPU in f32, for training the chunked family: on the H200 its step (forward +
-    ///   backward) is 4.5× to 7× faster than the recurrent one at every shape where both run, from
-    ///   128-token sequences and 128 tokens per step up, and the recurrent family cannot hold its
-    ///   backward's scratch for thousands of shorter sequences. For a forward-only tape the
-    ///   recurrent family, whose forward is faster there (2.52 against 4.89 ms at S1, 0.058 against
-    ///   0.187 at S4).
+    /// - On a GPU in f32, for training the chunked family: with many heads its step (forward +
+    ///   backward) is far faster on the H200 than the recurrent one, whose backward then runs one
+    ///   workgroup per (sequence, head) (S1: 15 against 73 ms), and the recurrent family cannot hold
+    ///   that backward's scratch for thousands of shorter sequences. (Short batches of few heads
+    ///   train faster with the recurrent family: [`Family::picked_for_batch`].) For a forward-only
+    ///   tape the recurrent family, whose forward is faster there (2.52 against 4.89 ms at S1,
+    ///   0.058 against 0.187 at S4).
     /// - On a software adapter (lavapipe) in f32, the recurrent family: 3.7× faster at 2 × 64
     ///   tokens and 28× at a decode step, the chunked family's 256-invocation workgroups and
     ///   barriers being costly on a CPU.
     /// - Where the device allows fewer storage buffers per stage than the recurrent backward binds
     ///   (12; WebGPU adapters offer 8 to 10), the chunked family, whose f32 kernels bind at most 10.
     pub fn picked(software: bool, storage_buffers: u32, backward: bool, precision: Precision) -> Self {
-        let recurrent_fits = !backward || Kernel::RecurrenceBackward.storage_buffers() <= storage_buffers;
-        if precision == Precision::TensorCore || (backward && !software) || !recurrent_fits {
+        if precision == Precision::TensorCore || (backward && !software) || !recurrent_fits(backward, storage_buffers) {
             Family::chunked()
         } else {
             Family::recurrent()
         }
+    }
+
+    /// The family a layer takes for a batch (its sequence `offsets`) when its caller names none:
+    /// [`Family::picked`]'s with its knob set for the batch ([`Family::for_batch`]), but for
+    /// training in f32 on a GPU the recurrent family where the batch has few heads and no sequence
+    /// longer than [`RECURRENT_TRAINING_TOKENS`], its backward then spreading each head's columns
+    /// over workgroups.
+    pub fn picked_for_batch(
+        software: bool,
+        storage_buffers: u32,
+        backward: bool,
+        precision: Precision,
+        config: &LayerConfig,
+        offsets: &[usize],
+    ) -> Self {
+        let gpu_training = backward && !software && precision == Precision::F32;
+        if gpu_training && recurrent_fits(backward, storage_buffers) && recurrent_trains_faster(config, offsets) {
+            return Family::recurrent();
+        }
+        let lengths = offsets.windows(2).map(|w| w[1].saturating_sub(w[0]));
+        Family::picked(software, storage_buffers, backward, precision).for_batch(lengths, config.nv, precision)
     }
 
     /// The family picked for a batch (where its caller named none) with its knob set for the
@@ -238,6 +267,25 @@ impl Family {
     }
 }
 
+/// Whether the device binds as many storage buffers per stage as the recurrent family's kernels
+/// for these passes need.
+fn recurrent_fits(backward: bool, storage_buffers: u32) -> bool {
+    !backward || Kernel::RecurrenceBackward.storage_buffers() <= storage_buffers
+}
+
+/// Whether a batch (its sequence `offsets`) of these heads is short enough and has few enough heads
+/// for the recurrent family to train it faster than the chunked one ([`RECURRENT_TRAINING_TOKENS`]).
+fn recurrent_trains_faster(config: &LayerConfig, offsets: &[usize]) -> bool {
+    let longest = offsets.windows(2).map(|w| w[1].saturating_sub(w[0])).max().unwrap_or(0);
+    let (Ok(dims), true) = (HeadDims::new(config.dk, config.dv), longest <= RECURRENT_TRAINING_TOKENS) else {
+        return false;
+    };
+    let family = Family::recurrent().fitted(longest, Precision::F32);
+    let options = PlanOptions { family, backward: true, ..PlanOptions::default() };
+    let g = Geometry { config, dims, family, precision: Precision::F32, options: &options, offsets };
+    recurrent::backward_in_columns(&g)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -282,6 +330,29 @@ mod tests {
             Kernel::ChunkGrad,
         ];
         assert!(chunked_f32.iter().all(|k| k.storage_buffers() <= 10));
+    }
+
+    #[test]
+    fn a_gpu_trains_short_batches_of_few_heads_in_f32_with_the_recurrent_family() {
+        let qwen = LayerConfig::new(2, 4, 128, 128, 4).unwrap();
+        let gpu = |offsets: &[usize], storage_buffers: u32, precision: Precision| {
+            Family::picked_for_batch(false, storage_buffers, true, precision, &qwen, offsets)
+        };
+        // S4 and up to RECURRENT_TRAINING_TOKENS tokens a sequence: recurrent.
+        assert_eq!(gpu(&[0, 128], 16, Precision::F32), Family::recurrent());
+        assert_eq!(gpu(&[0, 512, 1024], 16, Precision::F32), Family::recurrent());
+        // Longer, on tensor cores, or where the recurrent backward's buffers do not fit the device:
+        // the chunked family, its knob set for the batch.
+        assert_eq!(gpu(&[0, 513], 16, Precision::F32), Family::chunked());
+        assert_eq!(gpu(&[0, 128], 16, Precision::TensorCore), Family::Chunked { chunk: 32 });
+        assert_eq!(gpu(&[0, 128], 10, Precision::F32), Family::Chunked { chunk: 32 });
+        // Many heads (8 sequences of 32 value heads: 2 048 workgroups of 16 columns): chunked.
+        let s1_heads = LayerConfig::new(16, 32, 128, 128, 4).unwrap();
+        let eight: Vec<usize> = (0..=8).map(|n| 128 * n).collect();
+        assert_eq!(Family::picked_for_batch(false, 16, true, Precision::F32, &s1_heads, &eight), Family::chunked());
+        // A forward alone, or a software adapter: Family::picked's recurrent family.
+        assert_eq!(Family::picked_for_batch(false, 16, false, Precision::F32, &qwen, &[0, 4096]), Family::recurrent());
+        assert_eq!(Family::picked_for_batch(true, 16, true, Precision::F32, &qwen, &[0, 4096]), Family::recurrent());
     }
 
     #[test]

@@ -38,7 +38,7 @@ fn column_scratch_words(g: &Geometry) -> usize {
 /// (sequence, head) leaves most of a GPU idle, S4 on the H200: 4 workgroups, 2.7 ms), and where its
 /// scratch and its dq̂/dk̂ partials (a row per column block) stay within
 /// [`MAX_COLUMN_BACKWARD_WORDS`].
-fn backward_in_columns(g: &Geometry) -> bool {
+pub(crate) fn backward_in_columns(g: &Geometry) -> bool {
     let partials = 2usize.saturating_mul(g.tokens()).saturating_mul(g.config.nv * column_blocks(g) * g.config.dk);
     column_jobs(g) < FEW_HEADS_WORKGROUPS
         && partials <= MAX_COLUMN_BACKWARD_WORDS
