@@ -16,9 +16,9 @@ const STEPS: &[Step] = &[
     Step { name: "lints", args: &["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"] },
     Step { name: "tests", args: &["test", "--workspace"] },
     // The browser check: every f32 kernel through Tint, and the layer's forward and backward in
-    // Chromium's WebGPU against gdn-ref (installs Chromium when absent). The recurrent backward
-    // binds 12 storage buffers, over SwiftShader's 10: reported, not failed (the layer cases run the
-    // chunked family, which fits).
+    // Chromium's WebGPU against gdn-ref (installs Chromium when absent). The recurrent backwards
+    // bind 11 and 12 storage buffers, over SwiftShader's 10: reported, not failed (the layer cases
+    // run the chunked family, which fits).
     Step { name: "web", args: &["run", "-q", "-p", "xtask", "--", "web", "--allow-over-limits"] },
 ];
 
