@@ -15,8 +15,9 @@ pub struct TapeOptions {
     /// the one measured fastest on the adapter for the passes the tape records
     /// ([`crate::Context::picked_family_for_batch`]: the recurrent family to train short batches
     /// of few heads in f32 on a GPU, else [`crate::Context::picked_family`]'s with its chunk set
-    /// for the batch by [`Family::for_batch`], 32 tokens where 64 would leave few jobs), or, where that family's buffers would pass the
-    /// device's binding or buffer limits at this batch, another family that fits. Either way the
+    /// for the batch by [`Family::for_batch`], 32 tokens where 64 would leave few jobs), or, where
+    /// that family's buffers would pass the device's binding or buffer limits at this batch,
+    /// another family that fits. Either way the
     /// tape fits the knob to its batch ([`Family::fitted`]); [`crate::Tape::family`] says what
     /// runs.
     pub family: Option<Family>,

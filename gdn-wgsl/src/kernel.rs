@@ -376,12 +376,10 @@ impl Kernel {
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
             }
-            Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
-                LaneLayout::recurrent_chunks(dims).threads()
-            }
-            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
-                LaneLayout::recurrent_chunks(dims).threads()
-            }
+            Kernel::RecurrenceForwardChunks
+            | Kernel::RecurrenceForwardChunksPortable
+            | Kernel::RecurrenceBackwardColumns
+            | Kernel::RecurrenceBackwardColumnsPortable => LaneLayout::recurrent_chunks(dims).threads(),
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
             Kernel::DecodeStep | Kernel::DecodeStepPortable => LaneLayout::decode(dims).threads(),
             Kernel::ChunkPrepare
@@ -800,7 +798,21 @@ const RECURRENCE_BACKWARD: Spec = Spec {
     name: "recurrence_backward",
     template: include_str!("../templates/recurrence_backward.wgsl"),
     snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, STATE_TILE],
-    bindings: RECURRENCE_BACKWARD_BINDINGS,
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("d_o", ReadF32),
+        bind("ckpt", ReadF32),
+        bind("dht", ReadF32),
+        bind("scratch", WriteF32),
+        bind("dqk_hat_heads", WriteF32),
+        bind("gate_grad_parts", WriteF32),
+        bind("dy", WriteF32),
+        bind("dh0", WriteF32),
+    ],
 };
 
 const RECURRENCE_BACKWARD_COLUMNS_TEMPLATE: &str = include_str!("../templates/recurrence_backward_columns.wgsl");
@@ -822,22 +834,6 @@ const RECURRENCE_BACKWARD_COLUMNS_PORTABLE: Spec = Spec {
 const RECURRENCE_BACKWARD_COLUMNS_BINDINGS: &[Binding] = &[
     bind("layer", LayerUniform),
     bind("index", ReadU32),
-    bind("qk_hat", ReadF32),
-    bind("gates", ReadF32),
-    bind("d_o", ReadF32),
-    bind("ckpt", ReadF32),
-    bind("dht", ReadF32),
-    bind("scratch", WriteF32),
-    bind("dqk_hat_heads", WriteF32),
-    bind("gate_grad_parts", WriteF32),
-    bind("dy", WriteF32),
-    bind("dh0", WriteF32),
-];
-
-const RECURRENCE_BACKWARD_BINDINGS: &[Binding] = &[
-    bind("layer", LayerUniform),
-    bind("index", ReadU32),
-    bind("y", ReadF32),
     bind("qk_hat", ReadF32),
     bind("gates", ReadF32),
     bind("d_o", ReadF32),

@@ -102,12 +102,12 @@ impl CoopTiling {
     }
 }
 
-/// How the decode step and the recurrent forward spread a head's `[dk, dv]` state over a workgroup
+/// How the decode step and the recurrent kernels spread a head's `[dk, dv]` state over a workgroup
 /// (`templates/decode_step.wgsl`, `templates/recurrence_forward.wgsl`,
-/// `templates/recurrence_forward_chunks.wgsl`): column groups of
-/// `row_lanes` invocations, row lane `rl` of group `g` holding rows `rl + row_lanes·i` of columns
-/// `4g … 4g + 3`, [`LaneLayout::column_lanes`] groups interleaved in each block of
-/// [`crate::LANE_BLOCK`] consecutive invocations.
+/// `templates/recurrence_forward_chunks.wgsl`, `templates/recurrence_backward_columns.wgsl`):
+/// column groups of `row_lanes` invocations, row lane `rl` of group `g` holding rows
+/// `rl + row_lanes·i` of columns `4g … 4g + 3`, [`LaneLayout::column_lanes`] groups interleaved in
+/// each block of [`crate::LANE_BLOCK`] consecutive invocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaneLayout {
     /// Column groups of a workgroup, a whole number of blocks.
@@ -164,7 +164,7 @@ impl LaneLayout {
         4 * self.groups
     }
 
-    /// The `const`s the three templates read.
+    /// The `const`s the four templates read.
     pub(crate) fn constants(&self, dims: HeadDims) -> Vec<(&'static str, u32)> {
         vec![
             ("DK", dims.dk),
