@@ -376,10 +376,13 @@ impl Kernel {
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
             }
-            Kernel::RecurrenceForwardChunks
-            | Kernel::RecurrenceForwardChunksPortable
-            | Kernel::RecurrenceBackwardColumns
-            | Kernel::RecurrenceBackwardColumnsPortable => LaneLayout::recurrent_chunks(dims).threads(),
+            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
+                LaneLayout::recurrent_forward_chunks(dims).threads()
+            }
+            Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
+                LaneLayout::recurrent_backward_columns(dims, self == Kernel::RecurrenceBackwardColumnsPortable)
+                    .threads()
+            }
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
             Kernel::DecodeStep | Kernel::DecodeStepPortable => LaneLayout::decode(dims).threads(),
             Kernel::ChunkPrepare
@@ -408,16 +411,17 @@ impl Kernel {
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
-            // the groups' shares of a step's dq̂, dk̂, dℓ and dβ, by parity; the portable kernel's lane
-            // values.
+            // the groups' shares of a chunk's dq̂, dk̂, dℓ and dβ; the portable kernel's partials and
+            // sums.
             Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
-                let layout = LaneLayout::recurrent_chunks(dims);
-                let portable = if self == Kernel::RecurrenceBackwardColumnsPortable { 4 * layout.threads() } else { 0 };
-                4 * layout.groups * (dims.dk + 1) + portable
+                let portable = self == Kernel::RecurrenceBackwardColumnsPortable;
+                let layout = LaneLayout::recurrent_backward_columns(dims, portable);
+                let sums = if portable { layout.threads() * (4 * RECURRENT_CHUNK + 1) } else { 0 };
+                RECURRENT_CHUNK * layout.groups * (dims.dk + 2) + sums
             }
             // the staged inputs (q̂, k̂, v, g and β a token); the portable kernel's partials and sums.
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
-                let layout = LaneLayout::recurrent_chunks(dims);
+                let layout = LaneLayout::recurrent_forward_chunks(dims);
                 let portable = self == Kernel::RecurrenceForwardChunksPortable;
                 let sums = if portable { layout.threads() * (4 * RECURRENT_CHUNK + 1) } else { 0 };
                 recurrent_stage(dims, portable) * (2 * dims.dk + layout.columns() + 2) + sums
@@ -497,9 +501,10 @@ impl Kernel {
             Kernel::QkNormGatesForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
-                let layout = LaneLayout::recurrent_chunks(dims);
+                let portable = self == Kernel::RecurrenceBackwardColumnsPortable;
+                let layout = LaneLayout::recurrent_backward_columns(dims, portable);
                 let mut constants = layout.constants(dims);
-                constants.extend([("CB", layout.columns()), ("GROUPS", layout.groups)]);
+                constants.extend([("CB", layout.columns()), ("GROUPS", layout.groups), ("CHUNK", RECURRENT_CHUNK)]);
                 constants
             }
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
@@ -509,7 +514,7 @@ impl Kernel {
                 constants
             }
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
-                let layout = LaneLayout::recurrent_chunks(dims);
+                let layout = LaneLayout::recurrent_forward_chunks(dims);
                 let portable = self == Kernel::RecurrenceForwardChunksPortable;
                 let mut constants = layout.constants(dims);
                 constants.extend([
@@ -820,14 +825,14 @@ const RECURRENCE_BACKWARD_COLUMNS_TEMPLATE: &str = include_str!("../templates/re
 const RECURRENCE_BACKWARD_COLUMNS: Spec = Spec {
     name: "recurrence_backward_columns",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, ROW_LANES_SUBGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP],
     bindings: RECURRENCE_BACKWARD_COLUMNS_BINDINGS,
 };
 
 const RECURRENCE_BACKWARD_COLUMNS_PORTABLE: Spec = Spec {
     name: "recurrence_backward_columns_portable",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, ROW_LANES_WORKGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP],
     bindings: RECURRENCE_BACKWARD_COLUMNS_BINDINGS,
 };
 

@@ -2,7 +2,8 @@
 //!
 //! The recurrent backward ([`Tiling`]): a workgroup of `tx × ty` threads covers `ty·ry ≥ dk` rows
 //! and `tx·rx` columns; each thread keeps an `ry × rx` tile of the state in registers. The decode
-//! step and the recurrent forward ([`LaneLayout`]): column groups of four columns over row lanes.
+//! step and the recurrent kernels ([`LaneLayout`]): column groups of four columns, or of one, over
+//! row lanes.
 //! The chunked family on tensor cores ([`CoopTiling`]). WGSL cannot size a per-thread array with an
 //! `override`, so the generator derives these numbers from the head dims and writes them as
 //! `const`s into each variant.
@@ -106,21 +107,28 @@ impl CoopTiling {
 /// (`templates/decode_step.wgsl`, `templates/recurrence_forward.wgsl`,
 /// `templates/recurrence_forward_chunks.wgsl`, `templates/recurrence_backward_columns.wgsl`):
 /// column groups of `row_lanes` invocations, row lane `rl` of group `g` holding rows
-/// `rl + row_lanes·i` of columns `4g … 4g + 3`, [`LaneLayout::column_lanes`] groups interleaved in
-/// each block of [`crate::LANE_BLOCK`] consecutive invocations.
+/// `rl + row_lanes·i` of the group's `group_columns` columns (a vec4 of four, or one),
+/// [`LaneLayout::column_lanes`] groups interleaved in each block of [`crate::LANE_BLOCK`]
+/// consecutive invocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaneLayout {
     /// Column groups of a workgroup, a whole number of blocks.
     pub groups: u32,
     /// Invocations holding a column group's rows: [`ROW_LANES`] or [`crate::LANE_BLOCK`].
     pub row_lanes: u32,
-    /// State rows a lane holds (a vec4 of its group's four columns each).
+    /// State rows a lane holds.
     pub rows_per_lane: u32,
+    /// Columns of a group: four (a vec4 a row) or one.
+    pub group_columns: u32,
 }
 
 /// Row lanes of the decode step and of the per-token recurrent forward: a lane holds `dk / 8` rows,
 /// so a block of 32 holds four column groups.
 pub const ROW_LANES: u32 = 8;
+
+/// Column groups (one column each) of a workgroup of the column-block recurrent backward at
+/// dk ≤ 128.
+pub const RECURRENT_COLUMNS_GROUPS: u32 = 8;
 
 impl LaneLayout {
     /// The decode step: a head's whole state in one workgroup, with at least `dk / 4` groups
@@ -136,17 +144,36 @@ impl LaneLayout {
         Self::new(dims, 4, ROW_LANES)
     }
 
-    /// The recurrent forward and backward for few heads (`templates/recurrence_forward_chunks.wgsl`,
-    /// `recurrence_backward_columns.wgsl`): the same 16 columns a workgroup, each column group's
-    /// rows over a whole block of 32 lanes, so four times the lanes share a state, each with a
-    /// quarter of the rows.
-    pub fn recurrent_chunks(dims: HeadDims) -> Self {
-        Self::new(dims, 4, LANE_BLOCK)
+    /// The chunk-solved recurrent forward for few heads (`templates/recurrence_forward_chunks.wgsl`):
+    /// one column a group, its rows over a whole block of 32 lanes (one subgroup), so that a lane
+    /// holds `dk / 32` entries of the state and its share of a chunk is small; four groups a
+    /// workgroup, so that a head's columns spread over many SMs. With few heads a GPU's schedulers
+    /// each run one or two such warps, and every instruction's latency shows.
+    pub fn recurrent_forward_chunks(dims: HeadDims) -> Self {
+        Self { group_columns: 1, ..Self::new(dims, 4, LANE_BLOCK) }
+    }
+
+    /// The column-block recurrent backward for few heads
+    /// (`templates/recurrence_backward_columns.wgsl`): one column a group over 32 lanes as in
+    /// [`LaneLayout::recurrent_forward_chunks`], [`RECURRENT_COLUMNS_GROUPS`] groups a workgroup
+    /// (half as many in the `portable` kernel, whose sums over lanes take workgroup memory too),
+    /// fewer above dk = 128: the groups' shares of a chunk's dq̂ (then dk̂) take 16 KiB of
+    /// workgroup memory at most. Each workgroup sums its groups' shares before writing them, so
+    /// more groups mean fewer partials for `qk_norm_backward` to add.
+    pub fn recurrent_backward_columns(dims: HeadDims, portable: bool) -> Self {
+        let most = if portable { RECURRENT_COLUMNS_GROUPS / 2 } else { RECURRENT_COLUMNS_GROUPS };
+        let groups = (most * 128 / dims.dk).clamp(1, most);
+        Self { group_columns: 1, ..Self::new(dims, groups, LANE_BLOCK) }
     }
 
     fn new(dims: HeadDims, groups: u32, row_lanes: u32) -> Self {
         let column_lanes = LANE_BLOCK / row_lanes;
-        Self { groups: groups.next_multiple_of(column_lanes), row_lanes, rows_per_lane: dims.dk.div_ceil(row_lanes) }
+        Self {
+            groups: groups.next_multiple_of(column_lanes),
+            row_lanes,
+            rows_per_lane: dims.dk.div_ceil(row_lanes),
+            group_columns: 4,
+        }
     }
 
     /// Column groups interleaved in a block (row lanes this many invocations apart).
@@ -161,7 +188,7 @@ impl LaneLayout {
 
     /// State columns one workgroup covers.
     pub fn columns(&self) -> u32 {
-        4 * self.groups
+        self.group_columns * self.groups
     }
 
     /// The `const`s the four templates read.

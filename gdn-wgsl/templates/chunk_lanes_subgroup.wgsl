@@ -43,3 +43,17 @@ fn chunk_gather(tid: u32, e: f32) -> array<vec4<f32>, CHUNK> {
         select(high_theirs, high, b4),
     );
 }
+
+// The sums over the row lanes of a vec4 of one value per token: lane rl ends with token rl / 8's
+// (6 shuffles: the token's half, the token, then a butterfly over the 8 lanes holding it).
+fn token_scatter_sum(tid: u32, x: vec4<f32>) -> f32 {
+    let rl = tid % ROW_LANES;
+    let b4 = (rl & 16u) != 0u;
+    let pair = select(x.xy, x.zw, b4) + subgroupShuffleXor(select(x.zw, x.xy, b4), 16u);
+    let b3 = (rl & 8u) != 0u;
+    var one = select(pair.x, pair.y, b3) + subgroupShuffleXor(select(pair.y, pair.x, b3), 8u);
+    for (var offset = 4u; offset > 0u; offset = offset / 2u) {
+        one = one + subgroupShuffleXor(one, offset);
+    }
+    return one;
+}

@@ -33,3 +33,17 @@ fn chunk_gather(tid: u32, e: f32) -> array<vec4<f32>, CHUNK> {
     workgroupBarrier();
     return all;
 }
+
+// token_scatter_sum of chunk_lanes_subgroup.wgsl: lane rl ends with token rl / 8's sum.
+fn token_scatter_sum(tid: u32, x: vec4<f32>) -> f32 {
+    let rl = tid % ROW_LANES;
+    chunk_partials[tid * CHUNK] = x;
+    workgroupBarrier();
+    let first = tid - rl;
+    var total = 0.0;
+    for (var l = 0u; l < ROW_LANES; l = l + 1u) {
+        total = total + chunk_partials[(first + l) * CHUNK][rl / 8u];
+    }
+    workgroupBarrier();
+    return total;
+}

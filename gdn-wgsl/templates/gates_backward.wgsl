@@ -12,12 +12,25 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         return;
     }
     let h = e % layer.nv;
+    // The partials, four a round into separate sums so that a round's loads are in flight together.
     let parts = layer.gate_parts;
-    var dell = 0.0;
-    var dbeta = 0.0;
-    for (var p = 0u; p < parts; p = p + 1u) {
-        dell = dell + gate_grad_parts[layer.gate_parts_base + e * parts + p];
-        dbeta = dbeta + gate_grad_parts[layer.gate_parts_base + (layer.tokens * layer.nv + e) * parts + p];
+    let ell_at = layer.gate_parts_base + e * parts;
+    let beta_at = layer.gate_parts_base + (layer.tokens * layer.nv + e) * parts;
+    var ells = vec4<f32>(0.0);
+    var betas = vec4<f32>(0.0);
+    var p = 0u;
+    for (; p + 4u <= parts; p = p + 4u) {
+        let at = vec4<u32>(p, p + 1u, p + 2u, p + 3u);
+        let ell = vec4<u32>(ell_at) + at;
+        let beta = vec4<u32>(beta_at) + at;
+        ells = ells + vec4<f32>(gate_grad_parts[ell.x], gate_grad_parts[ell.y], gate_grad_parts[ell.z], gate_grad_parts[ell.w]);
+        betas = betas + vec4<f32>(gate_grad_parts[beta.x], gate_grad_parts[beta.y], gate_grad_parts[beta.z], gate_grad_parts[beta.w]);
+    }
+    var dell = ells.x + ells.y + ells.z + ells.w;
+    var dbeta = betas.x + betas.y + betas.z + betas.w;
+    for (; p < parts; p = p + 1u) {
+        dell = dell + gate_grad_parts[ell_at + p];
+        dbeta = dbeta + gate_grad_parts[beta_at + p];
     }
     let arg = a[e] + dt_bias[h];
     let bt = gate_beta(e);

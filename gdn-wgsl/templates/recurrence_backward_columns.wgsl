@@ -1,123 +1,157 @@
 // The delta rule, backward, for batches of few heads (the plan's choice where
 // recurrence_backward.wgsl's one workgroup per (sequence, value head) leaves most of the GPU idle):
 // BPTT with checkpoints, serial in time and parallel over (sequence, value head, block of CB
-// columns). Layout (gdn_wgsl::LaneLayout::recurrent_chunks): GROUPS column groups of four columns
-// (a vec4 a row), each one block of ROW_LANES = 32 consecutive lanes, lane rl holding rows
-// rl + 32·i (i < RY; rows past DK, and columns past DV, hold zeros).
+// columns). Layout (gdn_wgsl::LaneLayout::recurrent_backward_columns): one column a column group
+// of ROW_LANES = 32 consecutive lanes (one subgroup), lane rl holding rows rl + 32·i (i < RY; rows
+// past DK, and columns past DV, hold zeros).
 // Each lane keeps its rows of dS in registers, dS = dhT (or 0) first. Segments of ckpt_interval
-// steps are walked last to first. Each is first replayed from its checkpoint with the forward's
-// r_t = v_t − g_t·S_{t−1}ᵀk̂_t (residuals.wgsl, written by recurrence_forward_chunks.wgsl), so
-// with no sum:
-// S_t = g_t·S_{t−1} + k̂_t u_tᵀ, u_t = β_t·r_t; every lane writes its rows of S_{t−1} (the state
-// entering step t) into its own slots of the scratch, read back by itself only. Then the segment
-// is swept in reverse:
-//   dS += q̂ doᵀ;  du = dSᵀk̂;  dkv = −β du;  dv = β du;  dβ = du·r;
-//   dq̂ = S_t do = g S_{t−1} do + k̂ (u·do);  dk̂ = dS u + g S_{t−1} dkv;
-//   dS' = dS + k̂ dkvᵀ;  dg = ⟨dS', S_{t−1}⟩;  dS = g dS'.          Finally dh0 = dS.
-// Only du, a sum over a group's lanes (`row_lanes_sum`), stands between one step's dS and the
-// next; a step's inputs and saved state are loaded while the step before computes. dq̂ and dk̂
-// (sums over columns), dℓ = dg·g and dβ (over the whole state) span the head's column blocks: the
-// groups' shares of a step are summed through workgroup memory (one barrier a step, the halves
-// alternating by step parity) and written as the block's partial, layer.hat_parts rows per (token,
-// value head) in dqk_hat_heads and layer.gate_parts values in gate_grad_parts, which
-// qk_norm_backward and gates_backward add up. dv goes straight into the v channels of dy.
+// steps are walked last to first, in chunks of CHUNK = 4 steps from the segment's start (the last
+// one padded with no-op steps: k̂ = q̂ = do = β = 0, g = 1). Each segment is first replayed from
+// its checkpoint with the forward's r_t = v_t − g_t·S_{t−1}ᵀk̂_t (residuals.wgsl, written by
+// recurrence_forward_chunks.wgsl), so with no sum, a chunk a round (the next two rounds' inputs in
+// flight): S_t = g_t·S_{t−1} + k̂_t u_tᵀ, u_t = β_t·r_t; every lane writes its rows of the state
+// entering each chunk into its own slots of the scratch, read back by itself only.
+// Then the chunks are swept in reverse. Per step (token j of a chunk, dS entering it D_j):
+//   A_j = D_j + q̂_j do_jᵀ;  du_j = A_jᵀk̂_j;  dkv = −β du;  dv = β du;  dβ = du·r;
+//   dq̂ = S_j do = g S_{j−1} do + k̂ (u·do);  dk̂ = A u + g S_{j−1} dkv;
+//   dS' = A + k̂ dkvᵀ;  dg = ⟨dS', S_{j−1}⟩;  D_{j−1} = g dS'.          Finally dh0 = dS.
+// A chunk solves its four du together, so that one batch of sums over the lanes stands between a
+// chunk and the next, not one a step: with P_3 = D_3 + q̂_3 do_3ᵀ, P_j = g_{j+1} P_{j+1} + q̂_j do_jᵀ
+// (D_3 and the q̂ do terms carried down) and G(j, m) = g_{j+1}···g_m,
+//   du_j = P_jᵀk̂_j − Σ_{m>j} G(j, m) β_m (k̂_j·k̂_m) du_m,
+// so the chunk's P_jᵀk̂_j and k̂_j·k̂_m are summed over the rows together (chunk_scatter_sum /
+// chunk_gather), a 4 × 4 triangular solve gives du in every lane, and the steps then run in the
+// lane with no sum, S_{j−1} rebuilt from the chunk's saved state. dq̂ and dk̂ (sums over columns),
+// dℓ = dg·g and dβ (over the whole state) span the head's column blocks: the groups' shares of a
+// chunk are summed through workgroup memory (dq̂'s, then dk̂'s: four barriers a chunk) and written as the block's
+// partial, layer.hat_parts rows per (token, value head) in dqk_hat_heads and layer.gate_parts
+// values in gate_grad_parts, which qk_norm_backward and gates_backward add up. dv goes straight
+// into the v channels of dy.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
-// The groups' (dq̂, dk̂) rows and (dℓ, dβ) of a step, by step parity.
-var<workgroup> hat_shares: array<vec2<f32>, 2u * GROUPS * DK>;
-var<workgroup> gate_shares: array<vec2<f32>, 2u * GROUPS>;
+// The groups' dq̂ rows, then their dk̂ rows, of a chunk's steps, [CHUNK][GROUPS][DK]; their (dℓ, dβ),
+// [CHUNK][GROUPS].
+var<workgroup> hat_shares: array<f32, CHUNK * GROUPS * DK>;
+var<workgroup> gate_shares: array<vec2<f32>, CHUNK * GROUPS>;
 
-// Where step `step` of the replayed segment starts in the scratch for column group `unit`: the
-// state S_{t−1}, [4][DK], component-major so that a group's accesses are contiguous.
-fn scratch_step(unit: u32, step: u32) -> u32 {
-    return (unit * layer.ckpt_interval + step) * 4u * DK;
+// Where chunk `chunk` of the replayed segment has its entering state in the scratch for column
+// group `unit`: the column of the state, [DK].
+fn scratch_chunk(unit: u32, chunk: u32) -> u32 {
+    return (unit * ((layer.ckpt_interval + CHUNK - 1u) / CHUNK) + chunk) * DK;
 }
 
-// This lane's row i of the saved state (zeros past DK).
-fn load_saved(at: u32, row: u32) -> vec4<f32> {
-    var value = vec4<f32>(0.0);
-    if (row < DK) {
-        value = vec4<f32>(scratch[at + row], scratch[at + DK + row], scratch[at + 2u * DK + row], scratch[at + 3u * DK + row]);
-    }
-    return value;
+// Four steps of the replay from token t, their tokens the components of a vec4: the decays, u and
+// this lane's rows of k̂. Steps from t1 on are no-ops (g = 1, u = 0).
+struct Round {
+    decay: vec4<f32>,
+    u: vec4<f32>,
+    k: array<vec4<f32>, RY>,
 }
 
-fn save(at: u32, row: u32, x: vec4<f32>) {
-    if (row < DK) {
-        scratch[at + row] = x.x;
-        scratch[at + DK + row] = x.y;
-        scratch[at + 2u * DK + row] = x.z;
-        scratch[at + 3u * DK + row] = x.w;
-    }
-}
-
-// A step's inputs, none of them depending on the state: its gates, the lane's rows of q̂ and k̂
-// (zero past DK), the group's columns of r and (for the reverse sweep, with the saved S_{t−1} and
-// q̂) of do, zero past DV.
-struct StepInputs {
-    decay: f32,
-    beta: f32,
-    k: array<f32, RY>,
-    q: array<f32, RY>,
-    r: vec4<f32>,
-    d_out: vec4<f32>,
-    prev: array<vec4<f32>, RY>,
-}
-
-fn step_inputs(unit: u32, t: u32, t0: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool, reverse: bool) -> StepInputs {
-    var x: StepInputs;
-    let e = t * layer.nv + h;
-    x.decay = exp(gate_log_decay(e));
-    x.beta = gate_beta(e);
-    let k_at = hat_at(1u, t, key);
-    let q_at = hat_at(0u, t, key);
+fn round_inputs(t: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool) -> Round {
+    var x: Round;
+    let steps = vec4<u32>(t) + vec4<u32>(0u, 1u, 2u, 3u);
+    let live = steps < vec4<u32>(t1);
+    let at = min(steps, vec4<u32>(t1 - 1u));
+    let e = at * layer.nv + vec4<u32>(h);
+    let decay = vec4<f32>(gate_log_decay(e.x), gate_log_decay(e.y), gate_log_decay(e.z), gate_log_decay(e.w));
+    let beta = vec4<f32>(gate_beta(e.x), gate_beta(e.y), gate_beta(e.z), gate_beta(e.w));
+    let r_at = vec4<u32>(residual_at(at.x, h), residual_at(at.y, h), residual_at(at.z, h), residual_at(at.w, h)) + vec4<u32>(col);
+    let r = vec4<f32>(ckpt[r_at.x], ckpt[r_at.y], ckpt[r_at.z], ckpt[r_at.w]);
+    x.decay = select(vec4<f32>(1.0), exp(decay), live);
+    x.u = select(vec4<f32>(0.0), beta * r, live & vec4<bool>(columns));
+    let k_at = vec4<u32>(hat_at(1u, at.x, key), hat_at(1u, at.y, key), hat_at(1u, at.z, key), hat_at(1u, at.w, key));
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
-        let at = min(row, DK - 1u);
-        x.k[i] = select(0.0, qk_hat[k_at + at], row < DK);
-        if (reverse) {
-            x.q[i] = select(0.0, qk_hat[q_at + at], row < DK);
-            x.prev[i] = load_saved(scratch_step(unit, t - t0), row);
-        }
-    }
-    let mask = f32(columns);
-    let r_at = residual_at(t, h) + col;
-    x.r = mask * vec4<f32>(ckpt[r_at], ckpt[r_at + 1u], ckpt[r_at + 2u], ckpt[r_at + 3u]);
-    if (reverse) {
-        let at = e * DV + col;
-        x.d_out = mask * vec4<f32>(d_o[at], d_o[at + 1u], d_o[at + 2u], d_o[at + 3u]);
+        let e = k_at + vec4<u32>(min(row, DK - 1u));
+        x.k[i] = select(vec4<f32>(0.0), vec4<f32>(qk_hat[e.x], qk_hat[e.y], qk_hat[e.z], qk_hat[e.w]), live & vec4<bool>(row < DK));
     }
     return x;
 }
 
-// Where this lane's row i (clamped to DK) of a [DK, DV] state at `at` has its four columns from
-// `col`.
-fn row_at(at: u32, rl: u32, i: u32, col: u32) -> u32 {
-    return at + min(rl + ROW_LANES * i, DK - 1u) * DV + col;
-}
 
 // This lane's rows of dhT (zeros past DK, past DV, or without dhT).
-fn load_dht(at: u32, rl: u32, col: u32, columns: bool) -> array<vec4<f32>, RY> {
-    var s: array<vec4<f32>, RY>;
+fn load_dht(at: u32, rl: u32, col: u32, columns: bool) -> array<f32, RY> {
+    var s: array<f32, RY>;
     for (var i = 0u; i < RY; i = i + 1u) {
-        let e = row_at(at, rl, i, col);
-        if (layer.has_dht != 0u && columns && rl + ROW_LANES * i < DK) {
-            s[i] = vec4<f32>(dht[e], dht[e + 1u], dht[e + 2u], dht[e + 3u]);
+        let row = rl + ROW_LANES * i;
+        if (layer.has_dht != 0u && columns && row < DK) {
+            s[i] = dht[at + row * DV + col];
         }
     }
     return s;
 }
 
 // This lane's rows of a stored state (zeros past DK and past DV).
-fn load_checkpoint(at: u32, rl: u32, col: u32, columns: bool) -> array<vec4<f32>, RY> {
-    var s: array<vec4<f32>, RY>;
+fn load_checkpoint(at: u32, rl: u32, col: u32, columns: bool) -> array<f32, RY> {
+    var s: array<f32, RY>;
     for (var i = 0u; i < RY; i = i + 1u) {
-        let e = row_at(at, rl, i, col);
-        if (columns && rl + ROW_LANES * i < DK) {
-            s[i] = vec4<f32>(ckpt[e], ckpt[e + 1u], ckpt[e + 2u], ckpt[e + 3u]);
+        let row = rl + ROW_LANES * i;
+        if (columns && row < DK) {
+            s[i] = ckpt[at + row * DV + col];
         }
     }
     return s;
+}
+
+
+// A chunk's inputs for the reverse sweep, none of them depending on dS, its CHUNK = 4 steps from
+// token tc the components of a vec4 (steps from t1 on no-ops): the gates, the group's column of r
+// and do (zero past DV), the lane's rows of q̂ and k̂ (zero past DK) and of the saved state entering
+// the chunk.
+struct ReverseChunk {
+    g: vec4<f32>,
+    beta: vec4<f32>,
+    r: vec4<f32>,
+    d_out: vec4<f32>,
+    k: array<vec4<f32>, RY>,
+    q: array<vec4<f32>, RY>,
+    start: array<f32, RY>,
+}
+
+fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool) -> ReverseChunk {
+    var x: ReverseChunk;
+    let steps = vec4<u32>(tc) + vec4<u32>(0u, 1u, 2u, 3u);
+    let live = steps < vec4<u32>(t1);
+    let on = live & vec4<bool>(columns);
+    let at = min(steps, vec4<u32>(t1 - 1u));
+    let e = at * layer.nv + vec4<u32>(h);
+    let log_g = vec4<f32>(gate_log_decay(e.x), gate_log_decay(e.y), gate_log_decay(e.z), gate_log_decay(e.w));
+    x.g = select(vec4<f32>(1.0), exp(log_g), live);
+    x.beta = select(vec4<f32>(0.0), vec4<f32>(gate_beta(e.x), gate_beta(e.y), gate_beta(e.z), gate_beta(e.w)), live);
+    let r_at = vec4<u32>(residual_at(at.x, h), residual_at(at.y, h), residual_at(at.z, h), residual_at(at.w, h)) + vec4<u32>(col);
+    x.r = select(vec4<f32>(0.0), vec4<f32>(ckpt[r_at.x], ckpt[r_at.y], ckpt[r_at.z], ckpt[r_at.w]), on);
+    let o_at = e * DV + vec4<u32>(col);
+    x.d_out = select(vec4<f32>(0.0), vec4<f32>(d_o[o_at.x], d_o[o_at.y], d_o[o_at.z], d_o[o_at.w]), on);
+    let k_at = vec4<u32>(hat_at(1u, at.x, key), hat_at(1u, at.y, key), hat_at(1u, at.z, key), hat_at(1u, at.w, key));
+    let q_at = vec4<u32>(hat_at(0u, at.x, key), hat_at(0u, at.y, key), hat_at(0u, at.z, key), hat_at(0u, at.w, key));
+    let saved = scratch_chunk(unit, (tc - t0) / CHUNK);
+    for (var i = 0u; i < RY; i = i + 1u) {
+        let row = rl + ROW_LANES * i;
+        let rows = live & vec4<bool>(row < DK);
+        let kk = k_at + vec4<u32>(min(row, DK - 1u));
+        let qq = q_at + vec4<u32>(min(row, DK - 1u));
+        x.k[i] = select(vec4<f32>(0.0), vec4<f32>(qk_hat[kk.x], qk_hat[kk.y], qk_hat[kk.z], qk_hat[kk.w]), rows);
+        x.q[i] = select(vec4<f32>(0.0), vec4<f32>(qk_hat[qq.x], qk_hat[qq.y], qk_hat[qq.z], qk_hat[qq.w]), rows);
+        x.start[i] = select(0.0, scratch[saved + min(row, DK - 1u)], row < DK);
+    }
+    return x;
+}
+
+// The groups' shares in hat_shares of the chunk from token tc summed into the block's partial rows
+// of dqk_hat_heads from `offset` (dq̂'s, or dk̂'s further on), its steps from t1 on skipped.
+fn add_hat_shares(tc: u32, t1: u32, h: u32, block: u32, tid: u32, offset: u32) {
+    for (var item = tid; item < CHUNK * DK; item = item + THREADS) {
+        let step = item / DK;
+        let row = item % DK;
+        if (tc + step < t1) {
+            var d = 0.0;
+            for (var w = 0u; w < GROUPS; w = w + 1u) {
+                d = d + hat_shares[(step * GROUPS + w) * DK + row];
+            }
+            dqk_hat_heads[offset + (((tc + step) * layer.nv + h) * layer.hat_parts + block) * DK + row] = d;
+        }
+    }
 }
 
 @compute @workgroup_size(THREADS)
@@ -135,9 +169,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let group = tid / ROW_LANES;
     let rl = tid % ROW_LANES;
     let unit = job * GROUPS + group;
-    let col4 = block * CB + 4u * group;
-    let columns = col4 < DV;
-    let col = min(col4, DV - 4u);
+    let columns = block * CB + group < DV;
+    let col = min(block * CB + group, DV - 1u);
     let start = seq_start(n);
     let end = seq_end(n);
     let segments = (end - start + layer.ckpt_interval - 1u) / layer.ckpt_interval;
@@ -150,98 +183,165 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         let t0 = start + segment * layer.ckpt_interval;
         let t1 = min(t0 + layer.ckpt_interval, end);
 
-        // Replay: S_{t0} from the checkpoint, then every step's S_{t−1} into the scratch.
+        // Replay: S_{t0} from the checkpoint, then the state entering every chunk into the
+        // scratch, a chunk a round, the inputs of the next two rounds in flight.
         var s = load_checkpoint(((ckpt_first(n) + segment) * layer.nv + h) * DK * DV, rl, col, columns);
-        var next = step_inputs(unit, t0, t0, h, key, rl, col, columns, false);
-        for (var t = t0; t < t1; t = t + 1u) {
-            let x = next;
-            next = step_inputs(unit, min(t + 1u, t1 - 1u), t0, h, key, rl, col, columns, false);
-            let at = scratch_step(unit, t - t0);
-            let u = x.beta * x.r;
+        var next_round = round_inputs(t0, t1, h, key, rl, col, columns);
+        var after_next = round_inputs(t0 + CHUNK, t1, h, key, rl, col, columns);
+        for (var t = t0; t < t1; t = t + CHUNK) {
+            let x = next_round;
+            next_round = after_next;
+            after_next = round_inputs(t + 2u * CHUNK, t1, h, key, rl, col, columns);
+            let at = scratch_chunk(unit, (t - t0) / CHUNK);
             for (var i = 0u; i < RY; i = i + 1u) {
-                save(at, rl + ROW_LANES * i, s[i]);
-                s[i] = s[i] * x.decay + x.k[i] * u;
+                let row = rl + ROW_LANES * i;
+                if (row < DK) {
+                    scratch[at + row] = s[i];
+                }
+                let k = x.k[i];
+                var state = s[i] * x.decay.x + k.x * x.u.x;
+                state = state * x.decay.y + k.y * x.u.y;
+                state = state * x.decay.z + k.z * x.u.z;
+                s[i] = state * x.decay.w + k.w * x.u.w;
             }
         }
 
-        // Reverse sweep over the segment.
-        next = step_inputs(unit, t1 - 1u, t0, h, key, rl, col, columns, true);
-        for (var back = t0; back < t1; back = back + 1u) {
-            let t = t1 - 1u - (back - t0);
+        // Reverse sweep, a chunk at a time, the next chunk's inputs loaded while one computes.
+        let chunks = (t1 - t0 + CHUNK - 1u) / CHUNK;
+        var next = reverse_chunk(unit, t0 + (chunks - 1u) * CHUNK, t0, t1, h, key, rl, col, columns);
+        for (var back = 0u; back < chunks; back = back + 1u) {
+            let tc = t0 + (chunks - 1u - back) * CHUNK;
             let x = next;
-            next = step_inputs(unit, max(t, t0 + 1u) - 1u, t0, h, key, rl, col, columns, true);
-            let g = x.decay;
+            next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, rl, col, columns);
+            let g = x.g;
             let u = x.beta * x.r;
-            let u_do = dot(u, x.d_out);
 
-            // dS += q̂ doᵀ; this lane's part of du; its rows' shares of dq̂ = g S_{t−1} do + k̂ (u·do)
-            // and dk̂ = dS u + g S_{t−1} dkv; ⟨dS', S_{t−1}⟩; dS = g dS'.
-            var du = vec4<f32>(0.0);
+            // This lane's rows of P_jᵀk̂_j and of the key products k̂_j·k̂_m (m > j: (0, 1), (0, 2),
+            // (1, 2), (0, 3) and (1, 3), (2, 3)), then their sums and the solve for du.
+            var pk = vec4<f32>(0.0);
+            var kk = vec4<f32>(0.0);
+            var kk3 = vec2<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
-                ds[i] = ds[i] + x.q[i] * x.d_out;
-                du = du + ds[i] * x.k[i];
+                let k = x.k[i];
+                let q = x.q[i];
+                var p = ds[i] + q.w * x.d_out.w;
+                pk.w = pk.w + p * k.w;
+                p = g.w * p + q.z * x.d_out.z;
+                pk.z = pk.z + p * k.z;
+                p = g.z * p + q.y * x.d_out.y;
+                pk.y = pk.y + p * k.y;
+                p = g.y * p + q.x * x.d_out.x;
+                pk.x = pk.x + p * k.x;
+                kk = kk + k.yzzw * k.xxyx;
+                kk3 = kk3 + k.ww * k.yz;
             }
-            du = row_lanes_sum(tid, du);
-            let dkv = -x.beta * du;
-            let half = (t % 2u) * GROUPS;
-            var dg = 0.0;
+            let sums = chunk_gather(tid, chunk_scatter_sum(tid, array<vec4<f32>, CHUNK>(pk, kk, vec4<f32>(kk3, 0.0, 0.0), vec4<f32>(0.0))));
+            let e = sums[0];
+            let k01 = sums[1].x;
+            let k02 = sums[1].y;
+            let k12 = sums[1].z;
+            let k03 = sums[1].w;
+            let k13 = sums[2].x;
+            let k23 = sums[2].y;
+            let b = x.beta;
+            let du3 = e.w;
+            let du2 = e.z - g.w * b.w * k23 * du3;
+            let du1 = e.y - g.z * b.z * k12 * du2 - g.z * g.w * b.w * k13 * du3;
+            let du0 = e.x - g.y * b.y * k01 * du1 - g.y * g.z * b.z * k02 * du2 - g.y * g.z * g.w * b.w * k03 * du3;
+            let du = vec4<f32>(du0, du1, du2, du3);
+            let dkv = -b * du;
+            let u_do = u * x.d_out;
+
+            // The steps, last to first: dS, and this lane's rows' shares of dq̂, dk̂ and dg, with
+            // S_{j−1} rebuilt forward from the chunk's saved state.
+            var dg = vec4<f32>(0.0);
+            var dk_shares: array<vec4<f32>, RY>;
             for (var i = 0u; i < RY; i = i + 1u) {
-                let dq = g * dot(x.prev[i], x.d_out) + x.k[i] * u_do;
-                let dk = dot(ds[i], u) + g * dot(x.prev[i], dkv);
-                let pre = ds[i] + x.k[i] * dkv;
-                dg = dg + dot(pre, x.prev[i]);
-                ds[i] = g * pre;
+                let k = x.k[i];
+                let q = x.q[i];
+                let s0 = x.start[i];
+                let s1 = g.x * s0 + k.x * u.x;
+                let s2 = g.y * s1 + k.y * u.y;
+                let s3 = g.z * s2 + k.z * u.z;
                 let row = rl + ROW_LANES * i;
-                if (row < DK) {
-                    hat_shares[(half + group) * DK + row] = vec2<f32>(dq, dk);
+                let live = row < DK;
+                let share = group * DK + min(row, DK - 1u);
+                var a = ds[i] + q.w * x.d_out.w;
+                if (live) {
+                    hat_shares[3u * GROUPS * DK + share] = g.w * s3 * x.d_out.w + k.w * u_do.w;
                 }
+                dk_shares[i].w = a * u.w + g.w * s3 * dkv.w;
+                var pre = a + k.w * dkv.w;
+                dg.w = dg.w + pre * s3;
+                a = g.w * pre + q.z * x.d_out.z;
+                if (live) {
+                    hat_shares[2u * GROUPS * DK + share] = g.z * s2 * x.d_out.z + k.z * u_do.z;
+                }
+                dk_shares[i].z = a * u.z + g.z * s2 * dkv.z;
+                pre = a + k.z * dkv.z;
+                dg.z = dg.z + pre * s2;
+                a = g.z * pre + q.y * x.d_out.y;
+                if (live) {
+                    hat_shares[GROUPS * DK + share] = g.y * s1 * x.d_out.y + k.y * u_do.y;
+                }
+                dk_shares[i].y = a * u.y + g.y * s1 * dkv.y;
+                pre = a + k.y * dkv.y;
+                dg.y = dg.y + pre * s1;
+                a = g.y * pre + q.x * x.d_out.x;
+                if (live) {
+                    hat_shares[share] = g.x * s0 * x.d_out.x + k.x * u_do.x;
+                }
+                dk_shares[i].x = a * u.x + g.x * s0 * dkv.x;
+                pre = a + k.x * dkv.x;
+                dg.x = dg.x + pre * s0;
+                ds[i] = g.x * pre;
             }
-            dg = row_lanes_sum(tid, vec4<f32>(dg, 0.0, 0.0, 0.0)).x;
-            if (rl == 0u) {
-                gate_shares[half + group] = vec2<f32>(dg * g, dot(du, x.r));
+            // Lane 8j holds step j's dg over the group's rows; lanes j < 4 write step j's dv.
+            let dg_j = token_scatter_sum(tid, dg);
+            let j = rl / 8u;
+            if (rl % 8u == 0u) {
+                let gj = select(select(select(g.x, g.y, j == 1u), g.z, j == 2u), g.w, j == 3u);
+                gate_shares[j * GROUPS + group] = vec2<f32>(dg_j * gj, dot(select(vec4<f32>(0.0), du * x.r, vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(j)), vec4<f32>(1.0)));
             }
-            if (rl == 0u && columns) {
-                let dv = x.beta * du;
-                let dv_at = t * layer.channels + v_at;
-                dy[dv_at] = dv.x;
-                dy[dv_at + 1u] = dv.y;
-                dy[dv_at + 2u] = dv.z;
-                dy[dv_at + 3u] = dv.w;
+            if (rl < CHUNK && columns && tc + rl < t1) {
+                dy[(tc + rl) * layer.channels + v_at] = dot(select(vec4<f32>(0.0), b * du, vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(rl)), vec4<f32>(1.0));
             }
             workgroupBarrier();
 
-            // The block's partials: the groups' shares summed.
-            let gate = t * layer.nv + h;
-            let dq_at = (gate * layer.hat_parts + block) * DK;
-            let dk_at = dq_at + layer.tokens * layer.nv * layer.hat_parts * DK;
-            for (var row = tid; row < DK; row = row + THREADS) {
+            // The block's partials of the chunk's steps: the groups' shares of dq̂ summed, then
+            // (the same memory) those of dk̂.
+            add_hat_shares(tc, t1, h, block, tid, 0u);
+            if (tid < CHUNK && tc + tid < t1) {
                 var d = vec2<f32>(0.0);
                 for (var w = 0u; w < GROUPS; w = w + 1u) {
-                    d = d + hat_shares[(half + w) * DK + row];
+                    d = d + gate_shares[tid * GROUPS + w];
                 }
-                dqk_hat_heads[dq_at + row] = d.x;
-                dqk_hat_heads[dk_at + row] = d.y;
-            }
-            if (tid == 0u) {
-                var d = vec2<f32>(0.0);
-                for (var w = 0u; w < GROUPS; w = w + 1u) {
-                    d = d + gate_shares[half + w];
-                }
-                let at = layer.gate_parts_base + gate * layer.gate_parts + block;
+                let at = layer.gate_parts_base + ((tc + tid) * layer.nv + h) * layer.gate_parts + block;
                 gate_grad_parts[at] = d.x;
                 gate_grad_parts[at + layer.tokens * layer.nv * layer.gate_parts] = d.y;
             }
+            workgroupBarrier();
+            for (var i = 0u; i < RY; i = i + 1u) {
+                let row = rl + ROW_LANES * i;
+                if (row < DK) {
+                    let share = group * DK + row;
+                    hat_shares[share] = dk_shares[i].x;
+                    hat_shares[GROUPS * DK + share] = dk_shares[i].y;
+                    hat_shares[2u * GROUPS * DK + share] = dk_shares[i].z;
+                    hat_shares[3u * GROUPS * DK + share] = dk_shares[i].w;
+                }
+            }
+            workgroupBarrier();
+            add_hat_shares(tc, t1, h, block, tid, layer.tokens * layer.nv * layer.hat_parts * DK);
+            workgroupBarrier();
         }
     }
 
     if (layer.has_h0 != 0u && columns) {
         for (var i = 0u; i < RY; i = i + 1u) {
-            if (rl + ROW_LANES * i < DK) {
-                let e = row_at(state_at, rl, i, col);
-                dh0[e] = ds[i].x;
-                dh0[e + 1u] = ds[i].y;
-                dh0[e + 2u] = ds[i].z;
-                dh0[e + 3u] = ds[i].w;
+            let row = rl + ROW_LANES * i;
+            if (row < DK) {
+                dh0[state_at + row * DV + col] = ds[i];
             }
         }
     }

@@ -10,12 +10,13 @@
 // over the rows together, the small triangular solve for u runs in every lane, then the chunk's
 // steps update the state token by token with no sum between them, and its S_jᵀ q̂_j are summed
 // together at the end.
-// Layout (gdn_wgsl::LaneLayout with ROW_LANES = 32): a workgroup owns CB columns as column groups of
-// four (a vec4 a row), each group one block of 32 consecutive lanes, lane rl holding rows
-// rl + 32·i (i < RY; rows past DK hold zeros). The sums over the rows of CHUNK vec4s are
-// chunk_scatter_sum / chunk_gather (subgroup shuffles in recurrence_forward_chunks; workgroup memory
-// in recurrence_forward_chunks_portable); lane rl (even) writes the output of token rl / 8, column
-// (rl / 2) % 4.
+// Layout (gdn_wgsl::LaneLayout::recurrent_forward_chunks): a workgroup owns CB columns, one a column group
+// of ROW_LANES = 32 consecutive lanes (one subgroup), lane rl holding rows rl + 32·i (i < RY; rows
+// past DK hold zeros), so that a lane's share of a chunk is small: with few heads each scheduler
+// runs one or two warps and the latency of every instruction of a lane shows. The sums over the
+// rows of a chunk's 16 values are chunk_scatter_sum / chunk_gather, those of its four outputs
+// token_scatter_sum (subgroup shuffles in recurrence_forward_chunks; workgroup memory in
+// recurrence_forward_chunks_portable); lane 8·j writes the output of token j.
 // A chunk ends early at the end of the sequence, of the stage, or where a checkpoint is due;
 // tokens past its end enter as no-ops (k̂ = v = β = 0, g = 1).
 // Inputs go through workgroup memory a stage of STAGE tokens at a time, loaded from storage by
@@ -86,15 +87,15 @@ fn store_stage(x: Stage, tid: u32) {
     }
 }
 
-// A chunk's inputs for this lane's rows and column group, its CHUNK = 4 tokens the components of a
-// vec4 (so that every index into a lane's arrays is a loop's over rows: arrays indexed otherwise
-// leave the registers); tokens from `len` on are no-ops.
+// A chunk's inputs for this lane's rows and column, its CHUNK = 4 tokens the components of a vec4
+// (so that every index into a lane's arrays is a loop's over rows: arrays indexed otherwise leave
+// the registers); tokens from `len` on are no-ops.
 struct Chunk {
     // Rows rl + ROW_LANES·i of k̂ (of q̂) of the four tokens.
     k: array<vec4<f32>, RY>,
     q: array<vec4<f32>, RY>,
-    // The four tokens' v (this lane's four columns each), g and β.
-    v: array<vec4<f32>, CHUNK>,
+    // The four tokens' v (at this lane's column), g and β.
+    v: vec4<f32>,
     g: vec4<f32>,
     beta: vec4<f32>,
 }
@@ -117,53 +118,36 @@ fn load_chunk(first: u32, len: u32, rl: u32, group: u32) -> Chunk {
         c.k[i] = select(vec4<f32>(0.0), vec4<f32>(staged_k[e.x], staged_k[e.y], staged_k[e.z], staged_k[e.w]), rows);
         c.q[i] = select(vec4<f32>(0.0), vec4<f32>(staged_q[e.x], staged_q[e.y], staged_q[e.z], staged_q[e.w]), rows);
     }
-    let v_at = at * CB + vec4<u32>(4u * group);
-    c.v[0] = select(vec4<f32>(0.0), staged_v4(v_at.x), live.x);
-    c.v[1] = select(vec4<f32>(0.0), staged_v4(v_at.y), live.y);
-    c.v[2] = select(vec4<f32>(0.0), staged_v4(v_at.z), live.z);
-    c.v[3] = select(vec4<f32>(0.0), staged_v4(v_at.w), live.w);
+    let v_at = at * CB + vec4<u32>(group);
+    c.v = select(vec4<f32>(0.0), vec4<f32>(staged_v[v_at.x], staged_v[v_at.y], staged_v[v_at.z], staged_v[v_at.w]), live);
     return c;
 }
 
-// The four staged values of v from `at`: a column group's, at one token.
-fn staged_v4(at: u32) -> vec4<f32> {
-    return vec4<f32>(staged_v[at], staged_v[at + 1u], staged_v[at + 2u], staged_v[at + 3u]);
-}
-
-// This lane's rows of a [DK, DV] state at `at` (its columns col4 … col4 + 3), or zeros.
-fn load_state(at: u32, rl: u32, col4: u32, from_h0: bool) -> array<vec4<f32>, RY> {
-    var s: array<vec4<f32>, RY>;
+// This lane's rows of a [DK, DV] state at `at` (its column `col`), or zeros.
+fn load_state(at: u32, rl: u32, col: u32, from_h0: bool) -> array<f32, RY> {
+    var s: array<f32, RY>;
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
-        let e = at + row * DV + col4;
-        var value = vec4<f32>(0.0);
-        if (from_h0 && col4 < DV && row < DK) {
-            value = vec4<f32>(h0[e], h0[e + 1u], h0[e + 2u], h0[e + 3u]);
+        if (from_h0 && col < DV && row < DK) {
+            s[i] = h0[at + row * DV + col];
         }
-        s[i] = value;
     }
     return s;
 }
 
 // This lane's rows of the state into a [DK, DV] state at `at`.
-fn store_state(s: array<vec4<f32>, RY>, at: u32, rl: u32, col4: u32, into_ht: bool) {
-    if (col4 >= DV) {
+fn store_state(s: array<f32, RY>, at: u32, rl: u32, col: u32, into_ht: bool) {
+    if (col >= DV) {
         return;
     }
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
-        let e = at + row * DV + col4;
+        let e = at + row * DV + col;
         if (row < DK) {
             if (into_ht) {
-                ht[e] = s[i].x;
-                ht[e + 1u] = s[i].y;
-                ht[e + 2u] = s[i].z;
-                ht[e + 3u] = s[i].w;
+                ht[e] = s[i];
             } else {
-                ckpt[e] = s[i].x;
-                ckpt[e + 1u] = s[i].y;
-                ckpt[e + 2u] = s[i].z;
-                ckpt[e + 3u] = s[i].w;
+                ckpt[e] = s[i];
             }
         }
     }
@@ -183,13 +167,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let rl = tid % ROW_LANES;
     let group = tid / ROW_LANES;
     let col0 = (job % blocks) * CB;
-    let col4 = col0 + 4u * group;
-    let columns = col4 < DV;
+    let col = col0 + group;
+    let columns = col < DV;
     let start = seq_start(n);
     let end = seq_end(n);
     let state_at = (n * layer.nv + h) * DK * DV;
 
-    var s = load_state(state_at, rl, col4, layer.has_h0 != 0u);
+    var s = load_state(state_at, rl, col, layer.has_h0 != 0u);
     var stage = load_stage(start, end, h, key, col0, tid);
     var slot = ckpt_first(n);
     var to_checkpoint = 0u;
@@ -201,7 +185,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         let steps = min(STAGE, end - first);
         for (var j0 = 0u; j0 < steps; ) {
             if (to_checkpoint == 0u) {
-                store_state(s, (slot * layer.nv + h) * DK * DV, rl, col4, false);
+                store_state(s, (slot * layer.nv + h) * DK * DV, rl, col, false);
                 slot = slot + 1u;
                 to_checkpoint = layer.ckpt_interval;
             }
@@ -210,73 +194,66 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 
             // This lane's rows of S_0ᵀ k̂_j and of the key products k̂_i·k̂_j (i < j: (1, 0), (2, 0),
             // (2, 1), (3, 0) and (3, 1), (3, 2)), then their sums.
-            var ks = array<vec4<f32>, CHUNK>();
+            var ks = vec4<f32>(0.0);
             var kk = vec4<f32>(0.0);
             var kk3 = vec2<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
                 let k = c.k[i];
-                ks[0] = ks[0] + s[i] * k.x;
-                ks[1] = ks[1] + s[i] * k.y;
-                ks[2] = ks[2] + s[i] * k.z;
-                ks[3] = ks[3] + s[i] * k.w;
+                ks = ks + s[i] * k;
                 kk = kk + k.yzzw * k.xxyx;
                 kk3 = kk3 + k.ww * k.yz;
             }
-            ks = chunk_gather(tid, chunk_scatter_sum(tid, ks));
-            let pairs = chunk_gather(tid, chunk_scatter_sum(tid, array<vec4<f32>, CHUNK>(kk, vec4<f32>(kk3, 0.0, 0.0), vec4<f32>(0.0), vec4<f32>(0.0))));
-            let k10 = pairs[0].x;
-            let k20 = pairs[0].y;
-            let k21 = pairs[0].z;
-            let k30 = pairs[0].w;
-            let k31 = pairs[1].x;
-            let k32 = pairs[1].y;
+            let sums = chunk_gather(tid, chunk_scatter_sum(tid, array<vec4<f32>, CHUNK>(ks, kk, vec4<f32>(kk3, 0.0, 0.0), vec4<f32>(0.0))));
+            ks = sums[0];
+            let k10 = sums[1].x;
+            let k20 = sums[1].y;
+            let k21 = sums[1].z;
+            let k30 = sums[1].w;
+            let k31 = sums[2].x;
+            let k32 = sums[2].y;
 
             // The triangular solve for u, every decay a product of the g's between.
             let g = c.g;
             let to_j = vec4<f32>(g.x, g.x * g.y, g.x * g.y * g.z, g.x * g.y * g.z * g.w);
-            let live = f32(columns);
-            let r0 = c.v[0] - to_j.x * ks[0];
-            let u0 = c.beta.x * live * r0;
-            let r1 = c.v[1] - to_j.y * ks[1] - (g.y * k10) * u0;
-            let u1 = c.beta.y * live * r1;
-            let r2 = c.v[2] - to_j.z * ks[2] - (g.z * k21) * u1 - (g.z * g.y * k20) * u0;
-            let u2 = c.beta.z * live * r2;
-            let r3 = c.v[3] - to_j.w * ks[3] - (g.w * k32) * u2 - (g.w * g.z * k31) * u1 - (g.w * g.z * g.y * k30) * u0;
-            let u3 = c.beta.w * live * r3;
+            let b = c.beta * f32(columns);
+            let r0 = c.v.x - to_j.x * ks.x;
+            let u0 = b.x * r0;
+            let r1 = c.v.y - to_j.y * ks.y - (g.y * k10) * u0;
+            let u1 = b.y * r1;
+            let r2 = c.v.z - to_j.z * ks.z - (g.z * k21) * u1 - (g.z * g.y * k20) * u0;
+            let u2 = b.z * r2;
+            let r3 = c.v.w - to_j.w * ks.w - (g.w * k32) * u2 - (g.w * g.z * k31) * u1 - (g.w * g.z * g.y * k30) * u0;
+            let u3 = b.w * r3;
             // Lane j < len writes token j's r where the plan laid room for it (the column-block
             // backward replays from it).
-            let r_at = residual_at(first + j0 + rl, h) + col4;
-            if (columns && rl < len && r_at + 3u < arrayLength(&ckpt)) {
-                let r = select(select(select(r0, r1, rl == 1u), r2, rl == 2u), r3, rl == 3u);
-                ckpt[r_at] = r.x;
-                ckpt[r_at + 1u] = r.y;
-                ckpt[r_at + 2u] = r.z;
-                ckpt[r_at + 3u] = r.w;
+            let r_at = residual_at(first + j0 + rl, h) + col;
+            if (columns && rl < len && r_at < arrayLength(&ckpt)) {
+                ckpt[r_at] = select(select(select(r0, r1, rl == 1u), r2, rl == 2u), r3, rl == 3u);
             }
 
             // The chunk's steps, then the sums of their outputs.
-            var qs = array<vec4<f32>, CHUNK>();
+            var qs = vec4<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
                 let k = c.k[i];
                 let q = c.q[i];
                 var x = s[i] * g.x + k.x * u0;
-                qs[0] = qs[0] + x * q.x;
+                qs.x = qs.x + x * q.x;
                 x = x * g.y + k.y * u1;
-                qs[1] = qs[1] + x * q.y;
+                qs.y = qs.y + x * q.y;
                 x = x * g.z + k.z * u2;
-                qs[2] = qs[2] + x * q.z;
+                qs.z = qs.z + x * q.z;
                 x = x * g.w + k.w * u3;
-                qs[3] = qs[3] + x * q.w;
+                qs.w = qs.w + x * q.w;
                 s[i] = x;
             }
-            let out = chunk_scatter_sum(tid, qs);
+            let out = token_scatter_sum(tid, qs);
             let token = rl / 8u;
-            if (columns && token < len && rl % 2u == 0u) {
-                o[((first + j0 + token) * layer.nv + h) * DV + col4 + (rl / 2u) % 4u] = out;
+            if (columns && token < len && rl % 8u == 0u) {
+                o[((first + j0 + token) * layer.nv + h) * DV + col] = out;
             }
             j0 = j0 + len;
             to_checkpoint = to_checkpoint - len;
         }
     }
-    store_state(s, state_at, rl, col4, true);
+    store_state(s, state_at, rl, col, true);
 }

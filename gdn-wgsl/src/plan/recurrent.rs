@@ -7,30 +7,54 @@
 use super::buffer::{BufferSpec, Work};
 use super::geometry::Geometry;
 use super::{PlanError, Stages};
-use crate::{Kernel, LaneLayout, Tiling};
+use crate::{Kernel, LaneLayout, RECURRENT_CHUNK, Tiling};
 
 /// Words of the column-block backward's scratch and of its dq̂/dk̂ partials above which a batch of
 /// few heads keeps the one-workgroup-per-head backward: 128 MiB each, what lavapipe binds.
 pub(crate) const MAX_COLUMN_BACKWARD_WORDS: usize = 1 << 25;
 
-/// Column blocks a head is spread over by the kernels that spread its columns over workgroups
-/// (both forwards and the column-block backward): 16 columns each.
-fn column_blocks(g: &Geometry) -> usize {
-    let columns = LaneLayout::recurrent_forward(g.dims).columns();
-    debug_assert_eq!(columns, LaneLayout::recurrent_chunks(g.dims).columns());
-    g.config.dv.div_ceil(columns as usize)
+/// Workgroups of the per-token forward (`Kernel::RecurrenceForward`): (sequence, value head, block
+/// of 16 columns). Below [`FEW_HEADS_WORKGROUPS`] of them a batch has few heads.
+fn token_jobs(g: &Geometry) -> usize {
+    let columns = LaneLayout::recurrent_forward(g.dims).columns() as usize;
+    g.sequences() * g.config.nv * g.config.dv.div_ceil(columns)
 }
 
-/// Their workgroups: (sequence, value head, column block).
+/// Whether the batch has few heads: the kernels for few heads spread each head's columns over
+/// workgroups of one column a warp.
+fn few_heads(g: &Geometry) -> bool {
+    token_jobs(g) < FEW_HEADS_WORKGROUPS
+}
+
+/// Workgroups of the chunk-solved forward for few heads (`Kernel::RecurrenceForwardChunks`):
+/// (sequence, value head, block of `LaneLayout::recurrent_forward_chunks`' columns).
+fn chunk_jobs(g: &Geometry) -> usize {
+    let columns = LaneLayout::recurrent_forward_chunks(g.dims).columns() as usize;
+    g.sequences() * g.config.nv * g.config.dv.div_ceil(columns)
+}
+
+/// The column-block backward's layout: its portable kernel's where the device lacks subgroups.
+fn column_layout(g: &Geometry) -> LaneLayout {
+    LaneLayout::recurrent_backward_columns(g.dims, !g.options.subgroups)
+}
+
+/// Column blocks a head is spread over by the column-block backward: [`column_layout`]'s columns
+/// each.
+fn column_blocks(g: &Geometry) -> usize {
+    g.config.dv.div_ceil(column_layout(g).columns() as usize)
+}
+
+/// Its workgroups: (sequence, value head, column block).
 fn column_jobs(g: &Geometry) -> usize {
     g.sequences() * g.config.nv * column_blocks(g)
 }
 
-/// Words of the column-block backward's scratch: per column group and step of an interval, the
-/// state entering the step (`templates/recurrence_backward_columns.wgsl`).
+/// Words of the column-block backward's scratch: per column and chunk of an interval, the state's
+/// column entering the chunk (`templates/recurrence_backward_columns.wgsl`).
 fn column_scratch_words(g: &Geometry) -> usize {
-    let groups = column_jobs(g) * LaneLayout::recurrent_chunks(g.dims).groups as usize;
-    groups.saturating_mul(g.family.state_interval()).saturating_mul(4 * g.config.dk)
+    let columns = column_jobs(g) * column_layout(g).columns() as usize;
+    let chunks = g.family.state_interval().div_ceil(RECURRENT_CHUNK as usize);
+    columns.saturating_mul(chunks).saturating_mul(g.config.dk)
 }
 
 /// Whether the backward spreads each head's columns over workgroups
@@ -40,9 +64,7 @@ fn column_scratch_words(g: &Geometry) -> usize {
 /// [`MAX_COLUMN_BACKWARD_WORDS`].
 pub(crate) fn backward_in_columns(g: &Geometry) -> bool {
     let partials = 2usize.saturating_mul(g.tokens()).saturating_mul(g.config.nv * column_blocks(g) * g.config.dk);
-    column_jobs(g) < FEW_HEADS_WORKGROUPS
-        && partials <= MAX_COLUMN_BACKWARD_WORDS
-        && column_scratch_words(g) <= MAX_COLUMN_BACKWARD_WORDS
+    few_heads(g) && partials <= MAX_COLUMN_BACKWARD_WORDS && column_scratch_words(g) <= MAX_COLUMN_BACKWARD_WORDS
 }
 
 /// Partial sums of `dℓ` and of `dβ` per (token, value head) the backward writes: one per column
@@ -95,14 +117,12 @@ pub(crate) const FEW_HEADS_WORKGROUPS: usize = 256;
 /// or, for few heads, chunk by chunk; its sums are subgroup shuffles where the device has them.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
-    let workgroups = column_jobs(g);
-    let kernel = match (workgroups < FEW_HEADS_WORKGROUPS, g.options.subgroups) {
-        (true, true) => Kernel::RecurrenceForwardChunks,
-        (true, false) => Kernel::RecurrenceForwardChunksPortable,
-        (false, true) => Kernel::RecurrenceForward,
-        (false, false) => Kernel::RecurrenceForwardPortable,
-    };
-    stages.push(kernel, workgroups)
+    match (few_heads(g), g.options.subgroups) {
+        (true, true) => stages.push(Kernel::RecurrenceForwardChunks, chunk_jobs(g)),
+        (true, false) => stages.push(Kernel::RecurrenceForwardChunksPortable, chunk_jobs(g)),
+        (false, true) => stages.push(Kernel::RecurrenceForward, token_jobs(g)),
+        (false, false) => stages.push(Kernel::RecurrenceForwardPortable, token_jobs(g)),
+    }
 }
 
 /// The backward recurrence: one workgroup per (sequence, head, column block) for few heads, its

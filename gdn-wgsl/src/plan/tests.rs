@@ -103,11 +103,12 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
         assert!(recurrences.next().is_none());
         (stage.kernel, stage.workgroups)
     };
-    // One workgroup per (sequence, value head) at dv = 16.
+    // dv = 16: one workgroup of 16 columns per (sequence, value head) token by token, four of 4
+    // (one a warp) in chunks.
     let few = recurrent::FEW_HEADS_WORKGROUPS / 8 - 1;
     let many = recurrent::FEW_HEADS_WORKGROUPS / 8;
-    assert_eq!(forward_kernel(few, true), (Kernel::RecurrenceForwardChunks, few * 8));
-    assert_eq!(forward_kernel(few, false), (Kernel::RecurrenceForwardChunksPortable, few * 8));
+    assert_eq!(forward_kernel(few, true), (Kernel::RecurrenceForwardChunks, few * 8 * 4));
+    assert_eq!(forward_kernel(few, false), (Kernel::RecurrenceForwardChunksPortable, few * 8 * 4));
     assert_eq!(forward_kernel(many, true), (Kernel::RecurrenceForward, many * 8));
     assert_eq!(forward_kernel(many, false), (Kernel::RecurrenceForwardPortable, many * 8));
 }
@@ -128,14 +129,16 @@ fn the_recurrent_backward_spreads_columns_for_few_heads_within_its_memory_bound(
         assert_eq!(hat_words % (2 * seqs * tokens * 8 * 16), 0);
         (stage.kernel, stage.workgroups, hat_words / (2 * seqs * tokens * 8 * 16))
     };
-    // dv = 24: two blocks of 16 columns a head, the second half empty.
+    // dv = 24: few heads by the per-token forward's two blocks of 16 columns a head; the column
+    // backward's blocks are of 8 columns (one a warp), three a head (of 4, six a head, in the
+    // portable kernel).
     let few = recurrent::FEW_HEADS_WORKGROUPS / 16 - 1;
     let many = recurrent::FEW_HEADS_WORKGROUPS / 16;
-    assert_eq!(backward(few, 3, true), (Kernel::RecurrenceBackwardColumns, few * 16, 2));
-    assert_eq!(backward(few, 3, false), (Kernel::RecurrenceBackwardColumnsPortable, few * 16, 2));
+    assert_eq!(backward(few, 3, true), (Kernel::RecurrenceBackwardColumns, few * 24, 3));
+    assert_eq!(backward(few, 3, false), (Kernel::RecurrenceBackwardColumnsPortable, few * 48, 6));
     assert_eq!(backward(many, 3, true), (Kernel::RecurrenceBackward, many * 8, 1));
     // One sequence whose dq̂/dk̂ partials would pass MAX_COLUMN_BACKWARD_WORDS.
-    let long = recurrent::MAX_COLUMN_BACKWARD_WORDS / (2 * 8 * 2 * 16) + 1;
-    assert_eq!(backward(1, long - 1, true), (Kernel::RecurrenceBackwardColumns, 16, 2));
+    let long = recurrent::MAX_COLUMN_BACKWARD_WORDS / (2 * 8 * 3 * 16) + 1;
+    assert_eq!(backward(1, long - 1, true), (Kernel::RecurrenceBackwardColumns, 24, 3));
     assert_eq!(backward(1, long, true), (Kernel::RecurrenceBackward, 8, 1));
 }
