@@ -380,8 +380,7 @@ impl Kernel {
                 LaneLayout::recurrent_forward_chunks(dims).threads()
             }
             Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
-                LaneLayout::recurrent_backward_columns(dims, self == Kernel::RecurrenceBackwardColumnsPortable)
-                    .threads()
+                LaneLayout::recurrent_backward_columns(dims).threads()
             }
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
             Kernel::DecodeStep | Kernel::DecodeStepPortable => LaneLayout::decode(dims).threads(),
@@ -414,10 +413,10 @@ impl Kernel {
             // the groups' shares of a chunk's dq̂, dk̂, dℓ and dβ; the portable kernel's partials and
             // sums.
             Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
+                let layout = LaneLayout::recurrent_backward_columns(dims);
                 let portable = self == Kernel::RecurrenceBackwardColumnsPortable;
-                let layout = LaneLayout::recurrent_backward_columns(dims, portable);
                 let sums = if portable { layout.threads() * (4 * RECURRENT_CHUNK + 1) } else { 0 };
-                RECURRENT_CHUNK * layout.groups * (dims.dk + 2) + sums
+                2 * RECURRENT_CHUNK * layout.groups * (dims.dk + 1) + sums
             }
             // the staged inputs (q̂, k̂, v, g and β a token); the portable kernel's partials and sums.
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
@@ -501,8 +500,7 @@ impl Kernel {
             Kernel::QkNormGatesForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
-                let portable = self == Kernel::RecurrenceBackwardColumnsPortable;
-                let layout = LaneLayout::recurrent_backward_columns(dims, portable);
+                let layout = LaneLayout::recurrent_backward_columns(dims);
                 let mut constants = layout.constants(dims);
                 constants.extend([("CB", layout.columns()), ("GROUPS", layout.groups), ("CHUNK", RECURRENT_CHUNK)]);
                 constants

@@ -127,8 +127,9 @@ pub struct LaneLayout {
 pub const ROW_LANES: u32 = 8;
 
 /// Column groups (one column each) of a workgroup of the column-block recurrent backward at
-/// dk ≤ 128.
-pub const RECURRENT_COLUMNS_GROUPS: u32 = 8;
+/// dk ≤ 128 (H200, S4: 0.059 ms with four; 0.089 with eight, the shares of dq̂ and of dk̂ then
+/// summed in turn to fit: four barriers a chunk instead of two).
+pub const RECURRENT_COLUMNS_GROUPS: u32 = 4;
 
 impl LaneLayout {
     /// The decode step: a head's whole state in one workgroup, with at least `dk / 4` groups
@@ -155,14 +156,13 @@ impl LaneLayout {
 
     /// The column-block recurrent backward for few heads
     /// (`templates/recurrence_backward_columns.wgsl`): one column a group over 32 lanes as in
-    /// [`LaneLayout::recurrent_forward_chunks`], [`RECURRENT_COLUMNS_GROUPS`] groups a workgroup
-    /// (half as many in the `portable` kernel, whose sums over lanes take workgroup memory too),
-    /// fewer above dk = 128: the groups' shares of a chunk's dq̂ (then dk̂) take 16 KiB of
-    /// workgroup memory at most. Each workgroup sums its groups' shares before writing them, so
-    /// more groups mean fewer partials for `qk_norm_backward` to add.
-    pub fn recurrent_backward_columns(dims: HeadDims, portable: bool) -> Self {
-        let most = if portable { RECURRENT_COLUMNS_GROUPS / 2 } else { RECURRENT_COLUMNS_GROUPS };
-        let groups = (most * 128 / dims.dk).clamp(1, most);
+    /// [`LaneLayout::recurrent_forward_chunks`], [`RECURRENT_COLUMNS_GROUPS`] groups a workgroup,
+    /// fewer above dk = 128: the groups' shares of a chunk's dq̂ and dk̂ take 16 KiB of workgroup
+    /// memory at most. Each workgroup sums its groups' shares before writing them, so more groups
+    /// would mean fewer partials for `qk_norm_backward` to add, but more warps to wait for at each
+    /// of a chunk's barriers.
+    pub fn recurrent_backward_columns(dims: HeadDims) -> Self {
+        let groups = (RECURRENT_COLUMNS_GROUPS * 128 / dims.dk).clamp(1, RECURRENT_COLUMNS_GROUPS);
         Self { group_columns: 1, ..Self::new(dims, groups, LANE_BLOCK) }
     }
 

@@ -23,15 +23,15 @@
 // chunk_gather), a 4 × 4 triangular solve gives du in every lane, and the steps then run in the
 // lane with no sum, S_{j−1} rebuilt from the chunk's saved state. dq̂ and dk̂ (sums over columns),
 // dℓ = dg·g and dβ (over the whole state) span the head's column blocks: the groups' shares of a
-// chunk are summed through workgroup memory (dq̂'s, then dk̂'s: four barriers a chunk) and written as the block's
+// chunk are summed through workgroup memory (two barriers a chunk) and written as the block's
 // partial, layer.hat_parts rows per (token, value head) in dqk_hat_heads and layer.gate_parts
 // values in gate_grad_parts, which qk_norm_backward and gates_backward add up. dv goes straight
 // into the v channels of dy.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
-// The groups' dq̂ rows, then their dk̂ rows, of a chunk's steps, [CHUNK][GROUPS][DK]; their (dℓ, dβ),
+// The groups' (dq̂, dk̂) rows and (dℓ, dβ) of a chunk's steps: [CHUNK][GROUPS][DK] and
 // [CHUNK][GROUPS].
-var<workgroup> hat_shares: array<f32, CHUNK * GROUPS * DK>;
+var<workgroup> hat_shares: array<vec2<f32>, CHUNK * GROUPS * DK>;
 var<workgroup> gate_shares: array<vec2<f32>, CHUNK * GROUPS>;
 
 // Where chunk `chunk` of the replayed segment has its entering state in the scratch for column
@@ -138,22 +138,6 @@ fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32
     return x;
 }
 
-// The groups' shares in hat_shares of the chunk from token tc summed into the block's partial rows
-// of dqk_hat_heads from `offset` (dq̂'s, or dk̂'s further on), its steps from t1 on skipped.
-fn add_hat_shares(tc: u32, t1: u32, h: u32, block: u32, tid: u32, offset: u32) {
-    for (var item = tid; item < CHUNK * DK; item = item + THREADS) {
-        let step = item / DK;
-        let row = item % DK;
-        if (tc + step < t1) {
-            var d = 0.0;
-            for (var w = 0u; w < GROUPS; w = w + 1u) {
-                d = d + hat_shares[(step * GROUPS + w) * DK + row];
-            }
-            dqk_hat_heads[offset + (((tc + step) * layer.nv + h) * layer.hat_parts + block) * DK + row] = d;
-        }
-    }
-}
-
 @compute @workgroup_size(THREADS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -255,7 +239,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             // The steps, last to first: dS, and this lane's rows' shares of dq̂, dk̂ and dg, with
             // S_{j−1} rebuilt forward from the chunk's saved state.
             var dg = vec4<f32>(0.0);
-            var dk_shares: array<vec4<f32>, RY>;
             for (var i = 0u; i < RY; i = i + 1u) {
                 let k = x.k[i];
                 let q = x.q[i];
@@ -268,30 +251,26 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 let share = group * DK + min(row, DK - 1u);
                 var a = ds[i] + q.w * x.d_out.w;
                 if (live) {
-                    hat_shares[3u * GROUPS * DK + share] = g.w * s3 * x.d_out.w + k.w * u_do.w;
+                    hat_shares[3u * GROUPS * DK + share] = vec2<f32>(g.w * s3 * x.d_out.w + k.w * u_do.w, a * u.w + g.w * s3 * dkv.w);
                 }
-                dk_shares[i].w = a * u.w + g.w * s3 * dkv.w;
                 var pre = a + k.w * dkv.w;
                 dg.w = dg.w + pre * s3;
                 a = g.w * pre + q.z * x.d_out.z;
                 if (live) {
-                    hat_shares[2u * GROUPS * DK + share] = g.z * s2 * x.d_out.z + k.z * u_do.z;
+                    hat_shares[2u * GROUPS * DK + share] = vec2<f32>(g.z * s2 * x.d_out.z + k.z * u_do.z, a * u.z + g.z * s2 * dkv.z);
                 }
-                dk_shares[i].z = a * u.z + g.z * s2 * dkv.z;
                 pre = a + k.z * dkv.z;
                 dg.z = dg.z + pre * s2;
                 a = g.z * pre + q.y * x.d_out.y;
                 if (live) {
-                    hat_shares[GROUPS * DK + share] = g.y * s1 * x.d_out.y + k.y * u_do.y;
+                    hat_shares[GROUPS * DK + share] = vec2<f32>(g.y * s1 * x.d_out.y + k.y * u_do.y, a * u.y + g.y * s1 * dkv.y);
                 }
-                dk_shares[i].y = a * u.y + g.y * s1 * dkv.y;
                 pre = a + k.y * dkv.y;
                 dg.y = dg.y + pre * s1;
                 a = g.y * pre + q.x * x.d_out.x;
                 if (live) {
-                    hat_shares[share] = g.x * s0 * x.d_out.x + k.x * u_do.x;
+                    hat_shares[share] = vec2<f32>(g.x * s0 * x.d_out.x + k.x * u_do.x, a * u.x + g.x * s0 * dkv.x);
                 }
-                dk_shares[i].x = a * u.x + g.x * s0 * dkv.x;
                 pre = a + k.x * dkv.x;
                 dg.x = dg.x + pre * s0;
                 ds[i] = g.x * pre;
@@ -308,9 +287,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             }
             workgroupBarrier();
 
-            // The block's partials of the chunk's steps: the groups' shares of dq̂ summed, then
-            // (the same memory) those of dk̂.
-            add_hat_shares(tc, t1, h, block, tid, 0u);
+            // The block's partials of the chunk's steps: the groups' shares summed.
+            let parts = layer.tokens * layer.nv * layer.hat_parts * DK;
+            for (var item = tid; item < CHUNK * DK; item = item + THREADS) {
+                let step = item / DK;
+                let row = item % DK;
+                if (tc + step < t1) {
+                    var d = vec2<f32>(0.0);
+                    for (var w = 0u; w < GROUPS; w = w + 1u) {
+                        d = d + hat_shares[(step * GROUPS + w) * DK + row];
+                    }
+                    let dq_at = (((tc + step) * layer.nv + h) * layer.hat_parts + block) * DK + row;
+                    dqk_hat_heads[dq_at] = d.x;
+                    dqk_hat_heads[dq_at + parts] = d.y;
+                }
+            }
             if (tid < CHUNK && tc + tid < t1) {
                 var d = vec2<f32>(0.0);
                 for (var w = 0u; w < GROUPS; w = w + 1u) {
@@ -320,19 +311,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 gate_grad_parts[at] = d.x;
                 gate_grad_parts[at + layer.tokens * layer.nv * layer.gate_parts] = d.y;
             }
-            workgroupBarrier();
-            for (var i = 0u; i < RY; i = i + 1u) {
-                let row = rl + ROW_LANES * i;
-                if (row < DK) {
-                    let share = group * DK + row;
-                    hat_shares[share] = dk_shares[i].x;
-                    hat_shares[GROUPS * DK + share] = dk_shares[i].y;
-                    hat_shares[2u * GROUPS * DK + share] = dk_shares[i].z;
-                    hat_shares[3u * GROUPS * DK + share] = dk_shares[i].w;
-                }
-            }
-            workgroupBarrier();
-            add_hat_shares(tc, t1, h, block, tid, layer.tokens * layer.nv * layer.hat_parts * DK);
             workgroupBarrier();
         }
     }

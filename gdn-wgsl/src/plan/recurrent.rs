@@ -33,9 +33,9 @@ fn chunk_jobs(g: &Geometry) -> usize {
     g.sequences() * g.config.nv * g.config.dv.div_ceil(columns)
 }
 
-/// The column-block backward's layout: its portable kernel's where the device lacks subgroups.
+/// The column-block backward's layout.
 fn column_layout(g: &Geometry) -> LaneLayout {
-    LaneLayout::recurrent_backward_columns(g.dims, !g.options.subgroups)
+    LaneLayout::recurrent_backward_columns(g.dims)
 }
 
 /// Column blocks a head is spread over by the column-block backward: [`column_layout`]'s columns

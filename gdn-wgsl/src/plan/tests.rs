@@ -130,15 +130,14 @@ fn the_recurrent_backward_spreads_columns_for_few_heads_within_its_memory_bound(
         (stage.kernel, stage.workgroups, hat_words / (2 * seqs * tokens * 8 * 16))
     };
     // dv = 24: few heads by the per-token forward's two blocks of 16 columns a head; the column
-    // backward's blocks are of 8 columns (one a warp), three a head (of 4, six a head, in the
-    // portable kernel).
+    // backward's blocks are of 4 columns (one a warp), six a head.
     let few = recurrent::FEW_HEADS_WORKGROUPS / 16 - 1;
     let many = recurrent::FEW_HEADS_WORKGROUPS / 16;
-    assert_eq!(backward(few, 3, true), (Kernel::RecurrenceBackwardColumns, few * 24, 3));
+    assert_eq!(backward(few, 3, true), (Kernel::RecurrenceBackwardColumns, few * 48, 6));
     assert_eq!(backward(few, 3, false), (Kernel::RecurrenceBackwardColumnsPortable, few * 48, 6));
     assert_eq!(backward(many, 3, true), (Kernel::RecurrenceBackward, many * 8, 1));
     // One sequence whose dq̂/dk̂ partials would pass MAX_COLUMN_BACKWARD_WORDS.
-    let long = recurrent::MAX_COLUMN_BACKWARD_WORDS / (2 * 8 * 3 * 16) + 1;
-    assert_eq!(backward(1, long - 1, true), (Kernel::RecurrenceBackwardColumns, 24, 3));
+    let long = recurrent::MAX_COLUMN_BACKWARD_WORDS / (2 * 8 * 6 * 16) + 1;
+    assert_eq!(backward(1, long - 1, true), (Kernel::RecurrenceBackwardColumns, 48, 6));
     assert_eq!(backward(1, long, true), (Kernel::RecurrenceBackward, 8, 1));
 }
