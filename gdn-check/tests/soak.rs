@@ -11,7 +11,7 @@ use std::time::Duration;
 fn rounds_pass_repeat_bitwise_and_free_their_device_buffers() {
     let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
     let space = Space::for_options(true, "recurrent", "f32").unwrap();
-    let result = soak(&ctx, &space, 5, Duration::from_secs(3), |_, _| {});
+    let result = soak(&ctx, &space, 5, Duration::from_secs(10), |_, _| {});
     assert!(result.rounds >= 2, "{} rounds", result.rounds);
     assert!(result.passed(), "failures {:?}, not repeatable {:?}", result.failures, result.nondeterministic);
     assert!(!result.worst.is_empty() && result.worst.values().all(|e| *e < 5e-4), "{:?}", result.worst);

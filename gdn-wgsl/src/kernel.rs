@@ -106,8 +106,9 @@ pub const CHUNK_COLUMNS: u32 = 64;
 /// Invocations of a block of interleaved column groups (`crate::LaneLayout`): the shuffle kernels
 /// need subgroups at least this wide.
 pub const LANE_BLOCK: u32 = 32;
-/// Tokens the few-heads recurrent forward solves together (`templates/recurrence_forward_chunks.wgsl`:
-/// a vec4's components; its sums are written for four).
+/// Tokens (steps) the few-heads recurrent forward and backward solve together
+/// (`templates/recurrence_forward_chunks.wgsl`, `recurrence_backward_columns.wgsl`: a vec4's
+/// components; their sums are written for four).
 pub const RECURRENT_CHUNK: u32 = 4;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
@@ -135,7 +136,7 @@ pub enum Kernel {
     /// without subgroups that wide.
     RecurrenceForwardPortable,
     /// The delta rule, forward, with checkpoints, for batches of few heads: solved
-    /// [`RECURRENT_CHUNK`] tokens at a time over four times the lanes, its inputs staged in
+    /// [`RECURRENT_CHUNK`] tokens at a time, one state column a warp, its inputs staged in
     /// workgroup memory; its sums are subgroup shuffles: it needs wgpu's `SUBGROUP` with subgroups
     /// of at least [`LANE_BLOCK`] invocations.
     RecurrenceForwardChunks,
@@ -148,9 +149,10 @@ pub enum Kernel {
     /// The delta rule, backward: one workgroup per (sequence, value head).
     RecurrenceBackward,
     /// The delta rule, backward, for batches of few heads: one workgroup per (sequence, value head,
-    /// block of columns), each writing its block's partial sums of dq̂, dk̂, dℓ and dβ; its sums are
-    /// subgroup shuffles: it needs wgpu's `SUBGROUP` with subgroups of at least [`LANE_BLOCK`]
-    /// invocations.
+    /// block of columns), one state column a warp, its reverse sweep solved [`RECURRENT_CHUNK`]
+    /// steps at a time, each workgroup writing its block's partial sums of dq̂, dk̂, dℓ and dβ; its
+    /// sums are subgroup shuffles: it needs wgpu's `SUBGROUP` with subgroups of at least
+    /// [`LANE_BLOCK`] invocations.
     RecurrenceBackwardColumns,
     /// [`Kernel::RecurrenceBackwardColumns`] with its sums through workgroup memory.
     RecurrenceBackwardColumnsPortable,

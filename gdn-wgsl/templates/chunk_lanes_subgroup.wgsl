@@ -1,10 +1,10 @@
 // Sums over the ROW_LANES = 32 row lanes of a column group (one subgroup block of consecutive
-// lanes) of a chunk's vec4 per token, CHUNK = 4 tokens, through subgroup shuffles (the host takes
-// this kernel only where subgroups have at least 32 invocations). `chunk_scatter_sum` halves what
-// each lane holds at each step, so that lane rl ends with the sum of component (rl / 2) % 4 of
-// token rl / 8 after 16 shuffles (a butterfly of the 16 values would take 80); `chunk_gather` undoes
-// the split, so that every lane holds every sum (15 more). The lane bits, high to low, pick the
-// token's half and the token, then the component's half and the component; the lowest doubles.
+// lanes) of a chunk's 16 values (CHUNK = 4 vec4s), through subgroup shuffles (the host takes this
+// kernel only where subgroups have at least 32 invocations). `chunk_scatter_sum` halves what each
+// lane holds at each step, so that lane rl ends with the sum of component (rl / 2) % 4 of vec4
+// rl / 8 after 16 shuffles (a butterfly of the 16 values would take 80); `chunk_gather` undoes the
+// split, so that every lane holds every sum (15 more). The lane bits, high to low, pick the vec4's
+// half and the vec4, then the component's half and the component; the lowest doubles.
 // Every lane holding a sum holds the same one: each step adds the same two partials in either order.
 
 // Keep this lane's half (by `high`) of a pair of values, add the partner's copy of it.

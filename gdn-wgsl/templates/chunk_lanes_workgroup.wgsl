@@ -1,5 +1,5 @@
 // The sums of chunk_lanes_subgroup.wgsl through workgroup memory, for devices without subgroups of
-// 32: the same functions (lane rl ends with component (rl / 2) % 4 of token rl / 8), each lane's
+// 32: the same functions (lane rl ends with component (rl / 2) % 4 of vec4 rl / 8), each lane's
 // partials written, then read back and summed in the same order by every lane that needs them. Two
 // barriers a call: call from uniform control flow; the second lets the next call write.
 var<workgroup> chunk_partials: array<vec4<f32>, THREADS * CHUNK>;

@@ -10,12 +10,12 @@
 // over the rows together, the small triangular solve for u runs in every lane, then the chunk's
 // steps update the state token by token with no sum between them, and its S_jᵀ q̂_j are summed
 // together at the end.
-// Layout (gdn_wgsl::LaneLayout::recurrent_forward_chunks): a workgroup owns CB columns, one a column group
-// of ROW_LANES = 32 consecutive lanes (one subgroup), lane rl holding rows rl + 32·i (i < RY; rows
-// past DK hold zeros), so that a lane's share of a chunk is small: with few heads each scheduler
-// runs one or two warps and the latency of every instruction of a lane shows. The sums over the
-// rows of a chunk's 16 values are chunk_scatter_sum / chunk_gather, those of its four outputs
-// token_scatter_sum (subgroup shuffles in recurrence_forward_chunks; workgroup memory in
+// Layout (gdn_wgsl::LaneLayout::recurrent_forward_chunks): a workgroup owns CB columns, one a
+// column group of ROW_LANES = 32 consecutive lanes (one subgroup), lane rl holding rows rl + 32·i
+// (i < RY; rows past DK hold zeros), so that a lane's share of a chunk is small: with few heads each
+// scheduler runs one or two warps and the latency of every instruction of a lane shows. The sums
+// over the rows of a chunk's 16 values are chunk_scatter_sum / chunk_gather, those of its four
+// outputs token_scatter_sum (subgroup shuffles in recurrence_forward_chunks; workgroup memory in
 // recurrence_forward_chunks_portable); lane 8·j writes the output of token j.
 // A chunk ends early at the end of the sequence, of the stage, or where a checkpoint is due;
 // tokens past its end enter as no-ops (k̂ = v = β = 0, g = 1).

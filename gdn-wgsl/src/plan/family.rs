@@ -13,9 +13,9 @@ use gdn_ref::LayerConfig;
 /// Longest sequence up to which a GPU trains a batch of few heads in f32 faster with the recurrent
 /// family than with the chunked one, where the recurrent backward spreads each head's columns
 /// over workgroups (`Kernel::RecurrenceBackwardColumns`). On the H200 (dk = dv = 128, nk 2, nv 4,
-/// forward + backward, BENCHMARKS.md's tenth session): 1 × 128 tokens 0.262 against 0.530 ms,
-/// 1 × 256 0.478 against 0.723, 1 × 512 1.017 against 1.109.
-pub const RECURRENT_TRAINING_TOKENS: usize = 512;
+/// forward + backward, BENCHMARKS.md's eleventh session): 1 × 128 tokens 0.164 against 0.530 ms,
+/// 1 × 1 024 0.948 against 2.191 (longer sequences were not measured).
+pub const RECURRENT_TRAINING_TOKENS: usize = 1024;
 
 /// A family of kernels for the delta rule, with its knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -341,9 +341,10 @@ mod tests {
         // S4 and up to RECURRENT_TRAINING_TOKENS tokens a sequence: recurrent.
         assert_eq!(gpu(&[0, 128], 16, Precision::F32), Family::recurrent());
         assert_eq!(gpu(&[0, 512, 1024], 16, Precision::F32), Family::recurrent());
+        assert_eq!(gpu(&[0, 1024], 16, Precision::F32), Family::recurrent());
         // Longer, on tensor cores, or where the recurrent backward's buffers do not fit the device:
         // the chunked family, its knob set for the batch.
-        assert_eq!(gpu(&[0, 513], 16, Precision::F32), Family::chunked());
+        assert_eq!(gpu(&[0, 1025], 16, Precision::F32), Family::chunked());
         assert_eq!(gpu(&[0, 128], 16, Precision::TensorCore), Family::Chunked { chunk: 32 });
         assert_eq!(gpu(&[0, 128], 10, Precision::F32), Family::Chunked { chunk: 32 });
         // Many heads (8 sequences of 32 value heads: 2 048 workgroups of 16 columns): chunked.
