@@ -82,9 +82,9 @@ pub(crate) fn hat_parts(g: &Geometry) -> usize {
 /// The family's own buffers: checkpoints, the backward's scratch, the dℓ/dβ partials.
 /// The one-workgroup backward's scratch holds, per (sequence, head), the states of one checkpoint
 /// interval but its last (kept in registers) and the interval's kv rows; the column-block
-/// backward's, per column group, each step's state. With the interval fitted to the longest
-/// sequence, what the batch's replay needs (saturated where it overflows, for the allocation to
-/// refuse).
+/// backward's, per column, the state's column entering each chunk. With the interval fitted to
+/// the longest sequence, what the batch's replay needs (saturated where it overflows, for the
+/// allocation to refuse).
 pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
     let config = g.config;
     let scratch = if backward_in_columns(g) {
