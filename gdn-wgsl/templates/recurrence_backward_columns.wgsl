@@ -40,35 +40,39 @@ fn scratch_chunk(unit: u32, chunk: u32) -> u32 {
     return (unit * ((layer.ckpt_interval + CHUNK - 1u) / CHUNK) + chunk) * DK;
 }
 
-// Four steps of the replay from token t, their tokens the components of a vec4: the decays, u and
-// this lane's rows of k̂. Steps from t1 on are no-ops (g = 1, u = 0).
-struct Round {
-    decay: vec4<f32>,
-    u: vec4<f32>,
+// Four steps from token tc, their tokens the components of a vec4 (steps from t1 on no-ops: g = 1,
+// β = r = 0, k̂ = 0): the gates, the group's column of r (zero past DV) and this lane's rows of k̂
+// (zero past DK), what both the replay and the reverse sweep read.
+struct ChunkSteps {
+    g: vec4<f32>,
+    beta: vec4<f32>,
+    r: vec4<f32>,
     k: array<vec4<f32>, RY>,
 }
 
-fn round_inputs(t: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool) -> Round {
-    var x: Round;
-    let steps = vec4<u32>(t) + vec4<u32>(0u, 1u, 2u, 3u);
+fn chunk_steps(tc: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool) -> ChunkSteps {
+    var x: ChunkSteps;
+    let steps = vec4<u32>(tc) + vec4<u32>(0u, 1u, 2u, 3u);
     let live = steps < vec4<u32>(t1);
     let at = min(steps, vec4<u32>(t1 - 1u));
     let e = at * layer.nv + vec4<u32>(h);
-    let decay = vec4<f32>(gate_log_decay(e.x), gate_log_decay(e.y), gate_log_decay(e.z), gate_log_decay(e.w));
-    let beta = vec4<f32>(gate_beta(e.x), gate_beta(e.y), gate_beta(e.z), gate_beta(e.w));
+    let log_g = vec4<f32>(gate_log_decay(e.x), gate_log_decay(e.y), gate_log_decay(e.z), gate_log_decay(e.w));
+    x.g = select(vec4<f32>(1.0), exp(log_g), live);
+    x.beta = select(vec4<f32>(0.0), vec4<f32>(gate_beta(e.x), gate_beta(e.y), gate_beta(e.z), gate_beta(e.w)), live);
     let r_at = vec4<u32>(residual_at(at.x, h), residual_at(at.y, h), residual_at(at.z, h), residual_at(at.w, h)) + vec4<u32>(col);
-    let r = vec4<f32>(ckpt[r_at.x], ckpt[r_at.y], ckpt[r_at.z], ckpt[r_at.w]);
-    x.decay = select(vec4<f32>(1.0), exp(decay), live);
-    x.u = select(vec4<f32>(0.0), beta * r, live & vec4<bool>(columns));
-    let k_at = vec4<u32>(hat_at(1u, at.x, key), hat_at(1u, at.y, key), hat_at(1u, at.z, key), hat_at(1u, at.w, key));
+    x.r = select(vec4<f32>(0.0), vec4<f32>(ckpt[r_at.x], ckpt[r_at.y], ckpt[r_at.z], ckpt[r_at.w]), live & vec4<bool>(columns));
     for (var i = 0u; i < RY; i = i + 1u) {
-        let row = rl + ROW_LANES * i;
-        let e = k_at + vec4<u32>(min(row, DK - 1u));
-        x.k[i] = select(vec4<f32>(0.0), vec4<f32>(qk_hat[e.x], qk_hat[e.y], qk_hat[e.z], qk_hat[e.w]), live & vec4<bool>(row < DK));
+        x.k[i] = hat_rows(1u, at, key, rl + ROW_LANES * i, live);
     }
     return x;
 }
 
+// Row `row` of q̂ (which = 0) or k̂ (1) at the four tokens `at`, zero where not `live` or past DK.
+fn hat_rows(which: u32, at: vec4<u32>, key: u32, row: u32, live: vec4<bool>) -> vec4<f32> {
+    let e = vec4<u32>(hat_at(which, at.x, key), hat_at(which, at.y, key), hat_at(which, at.z, key), hat_at(which, at.w, key))
+        + vec4<u32>(min(row, DK - 1u));
+    return select(vec4<f32>(0.0), vec4<f32>(qk_hat[e.x], qk_hat[e.y], qk_hat[e.z], qk_hat[e.w]), live & vec4<bool>(row < DK));
+}
 
 // This lane's rows of dhT (zeros past DK, past DV, or without dhT).
 fn load_dht(at: u32, rl: u32, col: u32, columns: bool) -> array<f32, RY> {
@@ -95,44 +99,28 @@ fn load_checkpoint(at: u32, rl: u32, col: u32, columns: bool) -> array<f32, RY> 
 }
 
 
-// A chunk's inputs for the reverse sweep, none of them depending on dS, its CHUNK = 4 steps from
-// token tc the components of a vec4 (steps from t1 on no-ops): the gates, the group's column of r
-// and do (zero past DV), the lane's rows of q̂ and k̂ (zero past DK) and of the saved state entering
+// A chunk's inputs for the reverse sweep, none of them depending on dS: its steps, the group's
+// column of do (zero past DV), the lane's rows of q̂ (zero past DK) and of the saved state entering
 // the chunk.
 struct ReverseChunk {
-    g: vec4<f32>,
-    beta: vec4<f32>,
-    r: vec4<f32>,
+    steps: ChunkSteps,
     d_out: vec4<f32>,
-    k: array<vec4<f32>, RY>,
     q: array<vec4<f32>, RY>,
     start: array<f32, RY>,
 }
 
 fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool) -> ReverseChunk {
     var x: ReverseChunk;
+    x.steps = chunk_steps(tc, t1, h, key, rl, col, columns);
     let steps = vec4<u32>(tc) + vec4<u32>(0u, 1u, 2u, 3u);
     let live = steps < vec4<u32>(t1);
-    let on = live & vec4<bool>(columns);
     let at = min(steps, vec4<u32>(t1 - 1u));
-    let e = at * layer.nv + vec4<u32>(h);
-    let log_g = vec4<f32>(gate_log_decay(e.x), gate_log_decay(e.y), gate_log_decay(e.z), gate_log_decay(e.w));
-    x.g = select(vec4<f32>(1.0), exp(log_g), live);
-    x.beta = select(vec4<f32>(0.0), vec4<f32>(gate_beta(e.x), gate_beta(e.y), gate_beta(e.z), gate_beta(e.w)), live);
-    let r_at = vec4<u32>(residual_at(at.x, h), residual_at(at.y, h), residual_at(at.z, h), residual_at(at.w, h)) + vec4<u32>(col);
-    x.r = select(vec4<f32>(0.0), vec4<f32>(ckpt[r_at.x], ckpt[r_at.y], ckpt[r_at.z], ckpt[r_at.w]), on);
-    let o_at = e * DV + vec4<u32>(col);
-    x.d_out = select(vec4<f32>(0.0), vec4<f32>(d_o[o_at.x], d_o[o_at.y], d_o[o_at.z], d_o[o_at.w]), on);
-    let k_at = vec4<u32>(hat_at(1u, at.x, key), hat_at(1u, at.y, key), hat_at(1u, at.z, key), hat_at(1u, at.w, key));
-    let q_at = vec4<u32>(hat_at(0u, at.x, key), hat_at(0u, at.y, key), hat_at(0u, at.z, key), hat_at(0u, at.w, key));
+    let o_at = (at * layer.nv + vec4<u32>(h)) * DV + vec4<u32>(col);
+    x.d_out = select(vec4<f32>(0.0), vec4<f32>(d_o[o_at.x], d_o[o_at.y], d_o[o_at.z], d_o[o_at.w]), live & vec4<bool>(columns));
     let saved = scratch_chunk(unit, (tc - t0) / CHUNK);
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
-        let rows = live & vec4<bool>(row < DK);
-        let kk = k_at + vec4<u32>(min(row, DK - 1u));
-        let qq = q_at + vec4<u32>(min(row, DK - 1u));
-        x.k[i] = select(vec4<f32>(0.0), vec4<f32>(qk_hat[kk.x], qk_hat[kk.y], qk_hat[kk.z], qk_hat[kk.w]), rows);
-        x.q[i] = select(vec4<f32>(0.0), vec4<f32>(qk_hat[qq.x], qk_hat[qq.y], qk_hat[qq.z], qk_hat[qq.w]), rows);
+        x.q[i] = hat_rows(0u, at, key, row, live);
         x.start[i] = select(0.0, scratch[saved + min(row, DK - 1u)], row < DK);
     }
     return x;
@@ -170,23 +158,24 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         // Replay: S_{t0} from the checkpoint, then the state entering every chunk into the
         // scratch, a chunk a round, the inputs of the next two rounds in flight.
         var s = load_checkpoint(((ckpt_first(n) + segment) * layer.nv + h) * DK * DV, rl, col, columns);
-        var next_round = round_inputs(t0, t1, h, key, rl, col, columns);
-        var after_next = round_inputs(t0 + CHUNK, t1, h, key, rl, col, columns);
+        var next_round = chunk_steps(t0, t1, h, key, rl, col, columns);
+        var after_next = chunk_steps(t0 + CHUNK, t1, h, key, rl, col, columns);
         for (var t = t0; t < t1; t = t + CHUNK) {
             let x = next_round;
             next_round = after_next;
-            after_next = round_inputs(t + 2u * CHUNK, t1, h, key, rl, col, columns);
+            after_next = chunk_steps(t + 2u * CHUNK, t1, h, key, rl, col, columns);
             let at = scratch_chunk(unit, (t - t0) / CHUNK);
+            let u = x.beta * x.r;
             for (var i = 0u; i < RY; i = i + 1u) {
                 let row = rl + ROW_LANES * i;
                 if (row < DK) {
                     scratch[at + row] = s[i];
                 }
                 let k = x.k[i];
-                var state = s[i] * x.decay.x + k.x * x.u.x;
-                state = state * x.decay.y + k.y * x.u.y;
-                state = state * x.decay.z + k.z * x.u.z;
-                s[i] = state * x.decay.w + k.w * x.u.w;
+                var state = s[i] * x.g.x + k.x * u.x;
+                state = state * x.g.y + k.y * u.y;
+                state = state * x.g.z + k.z * u.z;
+                s[i] = state * x.g.w + k.w * u.w;
             }
         }
 
@@ -197,8 +186,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let tc = t0 + (chunks - 1u - back) * CHUNK;
             let x = next;
             next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, rl, col, columns);
-            let g = x.g;
-            let u = x.beta * x.r;
+            let g = x.steps.g;
+            let b = x.steps.beta;
+            let r = x.steps.r;
+            let u = b * r;
 
             // This lane's rows of P_jᵀk̂_j and of the key products k̂_j·k̂_m (m > j: (0, 1), (0, 2),
             // (1, 2), (0, 3) and (1, 3), (2, 3)), then their sums and the solve for du.
@@ -206,7 +197,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             var kk = vec4<f32>(0.0);
             var kk3 = vec2<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
-                let k = x.k[i];
+                let k = x.steps.k[i];
                 let q = x.q[i];
                 var p = ds[i] + q.w * x.d_out.w;
                 pk.w = pk.w + p * k.w;
@@ -227,7 +218,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let k03 = sums[1].w;
             let k13 = sums[2].x;
             let k23 = sums[2].y;
-            let b = x.beta;
             let du3 = e.w;
             let du2 = e.z - g.w * b.w * k23 * du3;
             let du1 = e.y - g.z * b.z * k12 * du2 - g.z * g.w * b.w * k13 * du3;
@@ -240,7 +230,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             // S_{j−1} rebuilt forward from the chunk's saved state.
             var dg = vec4<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
-                let k = x.k[i];
+                let k = x.steps.k[i];
                 let q = x.q[i];
                 let s0 = x.start[i];
                 let s1 = g.x * s0 + k.x * u.x;
@@ -279,11 +269,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let dg_j = token_scatter_sum(tid, dg);
             let j = rl / 8u;
             if (rl % 8u == 0u) {
-                let gj = select(select(select(g.x, g.y, j == 1u), g.z, j == 2u), g.w, j == 3u);
-                gate_shares[j * GROUPS + group] = vec2<f32>(dg_j * gj, dot(select(vec4<f32>(0.0), du * x.r, vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(j)), vec4<f32>(1.0)));
+                gate_shares[j * GROUPS + group] = vec2<f32>(dg_j * g[j], (du * r)[j]);
             }
             if (rl < CHUNK && columns && tc + rl < t1) {
-                dy[(tc + rl) * layer.channels + v_at] = dot(select(vec4<f32>(0.0), b * du, vec4<u32>(0u, 1u, 2u, 3u) == vec4<u32>(rl)), vec4<f32>(1.0));
+                dy[(tc + rl) * layer.channels + v_at] = (b * du)[rl];
             }
             workgroupBarrier();
 

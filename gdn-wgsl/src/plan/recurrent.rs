@@ -33,15 +33,10 @@ fn chunk_jobs(g: &Geometry) -> usize {
     g.sequences() * g.config.nv * g.config.dv.div_ceil(columns)
 }
 
-/// The column-block backward's layout.
-fn column_layout(g: &Geometry) -> LaneLayout {
-    LaneLayout::recurrent_backward_columns(g.dims)
-}
-
-/// Column blocks a head is spread over by the column-block backward: [`column_layout`]'s columns
-/// each.
+/// Column blocks a head is spread over by the column-block backward:
+/// `LaneLayout::recurrent_backward_columns`' columns each.
 fn column_blocks(g: &Geometry) -> usize {
-    g.config.dv.div_ceil(column_layout(g).columns() as usize)
+    g.config.dv.div_ceil(LaneLayout::recurrent_backward_columns(g.dims).columns() as usize)
 }
 
 /// Its workgroups: (sequence, value head, column block).
@@ -52,7 +47,7 @@ fn column_jobs(g: &Geometry) -> usize {
 /// Words of the column-block backward's scratch: per column and chunk of an interval, the state's
 /// column entering the chunk (`templates/recurrence_backward_columns.wgsl`).
 fn column_scratch_words(g: &Geometry) -> usize {
-    let columns = column_jobs(g) * column_layout(g).columns() as usize;
+    let columns = column_jobs(g) * LaneLayout::recurrent_backward_columns(g.dims).columns() as usize;
     let chunks = g.family.state_interval().div_ceil(RECURRENT_CHUNK as usize);
     columns.saturating_mul(chunks).saturating_mul(g.config.dk)
 }
