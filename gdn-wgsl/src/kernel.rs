@@ -168,10 +168,11 @@ pub enum Kernel {
     DconvPartial,
     /// Partial sums of the conv weight gradient for kk ≤ 4, one invocation per channel.
     DconvWindow,
-    /// Partial column sums of a matrix.
-    ColumnSumPartial,
-    /// Totals of partial column sums.
-    ColumnSumFinish,
+    /// Partial column sums of the backward's per-element terms (dnorm's, da_log's, ddt_bias's), all
+    /// in one dispatch.
+    ColumnSumsPartial,
+    /// Every parameter sum's totals from its partial sums, in one dispatch.
+    ColumnSumsFinish,
     /// Chunked family: the state-independent part of every chunk (decays, Q Kᵀ, K Kᵀ, T, W¹, Ũ).
     ChunkPrepare,
     /// Chunked family: the pass over chunks (chunk-start states, U, hT).
@@ -243,8 +244,8 @@ impl Kernel {
         Kernel::ConvBackwardInput,
         Kernel::DconvPartial,
         Kernel::DconvWindow,
-        Kernel::ColumnSumPartial,
-        Kernel::ColumnSumFinish,
+        Kernel::ColumnSumsPartial,
+        Kernel::ColumnSumsFinish,
         Kernel::ChunkPrepare,
         Kernel::ChunkState,
         Kernel::ChunkOutput,
@@ -322,8 +323,8 @@ impl Kernel {
                 | Kernel::ConvBackwardInput
                 | Kernel::DconvPartial
                 | Kernel::DconvWindow
-                | Kernel::ColumnSumPartial
-                | Kernel::ColumnSumFinish
+                | Kernel::ColumnSumsPartial
+                | Kernel::ColumnSumsFinish
                 | Kernel::WidenBf16
                 | Kernel::WidenF16
                 | Kernel::NarrowBf16
@@ -373,7 +374,9 @@ impl Kernel {
             | Kernel::NarrowBf16
             | Kernel::NarrowF16
             | Kernel::AddInto => ELEMENTS,
-            Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => COLUMNS,
+            Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => {
+                COLUMNS
+            }
             Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
@@ -489,7 +492,7 @@ impl Kernel {
                 vec![("ELEMENTS", ELEMENTS)]
             }
             Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
-            Kernel::DconvPartial | Kernel::ColumnSumPartial | Kernel::ColumnSumFinish => vec![("COLUMNS", COLUMNS)],
+            Kernel::DconvPartial | Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => vec![("COLUMNS", COLUMNS)],
             Kernel::DconvWindow => {
                 vec![
                     ("COLUMNS", COLUMNS),
@@ -589,8 +592,8 @@ impl Kernel {
             Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
             Kernel::DconvPartial => &DCONV_PARTIAL,
             Kernel::DconvWindow => &DCONV_WINDOW,
-            Kernel::ColumnSumPartial => &COLUMN_SUM_PARTIAL,
-            Kernel::ColumnSumFinish => &COLUMN_SUM_FINISH,
+            Kernel::ColumnSumsPartial => &COLUMN_SUMS_PARTIAL,
+            Kernel::ColumnSumsFinish => &COLUMN_SUMS_FINISH,
             Kernel::ChunkPrepare => &CHUNK_PREPARE,
             Kernel::ChunkState => &CHUNK_STATE,
             Kernel::ChunkOutput => &CHUNK_OUTPUT,
@@ -628,6 +631,7 @@ const CONV_TAP: (&str, &str) = ("conv_tap", include_str!("../templates/conv_tap.
 const CONV_RUNS: (&str, &str) = ("conv_runs", include_str!("../templates/conv_runs.wgsl"));
 const CONV_WINDOWS: (&str, &str) = ("conv_window", include_str!("../templates/conv_window.wgsl"));
 const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
+const COLUMN_SUMS: (&str, &str) = ("column_sums", include_str!("../templates/column_sums.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
 const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templates/matmul_staging.wgsl"));
@@ -918,7 +922,7 @@ const DCONV_PARTIAL: Spec = Spec {
     snippets: &[SEQUENCES, CONV_TAP],
     bindings: &[
         bind("layer", LayerUniform),
-        bind("reduce", ReduceUniform),
+        bind("reduce_dconv", ReduceUniform),
         bind("index", ReadU32),
         bind("qkv", ReadF32),
         bind("conv_state", ReadF32),
@@ -933,7 +937,7 @@ const DCONV_WINDOW: Spec = Spec {
     snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS],
     bindings: &[
         bind("layer", LayerUniform),
-        bind("reduce", ReduceUniform),
+        bind("reduce_dconv", ReduceUniform),
         bind("index", ReadU32),
         bind("qkv", ReadF32),
         bind("conv_state", ReadF32),
@@ -942,18 +946,45 @@ const DCONV_WINDOW: Spec = Spec {
     ],
 };
 
-const COLUMN_SUM_PARTIAL: Spec = Spec {
-    name: "column_sum_partial",
-    template: include_str!("../templates/column_sum_partial.wgsl"),
-    snippets: &[],
-    bindings: &[bind("reduce", ReduceUniform), bind("src", ReadF32), bind("partial", WriteF32)],
+/// The four sums' shapes, which both column-sum kernels read to find their job's sum.
+const SUM_SHAPES: [Binding; 4] = [
+    bind("reduce_dconv", ReduceUniform),
+    bind("reduce_dnorm", ReduceUniform),
+    bind("reduce_da_log", ReduceUniform),
+    bind("reduce_ddt_bias", ReduceUniform),
+];
+
+const COLUMN_SUMS_PARTIAL: Spec = Spec {
+    name: "column_sums_partial",
+    template: include_str!("../templates/column_sums_partial.wgsl"),
+    snippets: &[COLUMN_SUMS],
+    bindings: &[
+        SUM_SHAPES[0],
+        SUM_SHAPES[1],
+        SUM_SHAPES[2],
+        SUM_SHAPES[3],
+        bind("dnorm_term", ReadF32),
+        bind("dlog_term", ReadF32),
+        bind("da", ReadF32),
+        bind("partial", WriteF32),
+    ],
 };
 
-const COLUMN_SUM_FINISH: Spec = Spec {
-    name: "column_sum_finish",
-    template: include_str!("../templates/column_sum_finish.wgsl"),
-    snippets: &[],
-    bindings: &[bind("reduce", ReduceUniform), bind("partial", ReadF32), bind("total", WriteF32)],
+const COLUMN_SUMS_FINISH: Spec = Spec {
+    name: "column_sums_finish",
+    template: include_str!("../templates/column_sums_finish.wgsl"),
+    snippets: &[COLUMN_SUMS],
+    bindings: &[
+        SUM_SHAPES[0],
+        SUM_SHAPES[1],
+        SUM_SHAPES[2],
+        SUM_SHAPES[3],
+        bind("partial", ReadF32),
+        bind("dconv", WriteF32),
+        bind("dnorm", WriteF32),
+        bind("da_log", WriteF32),
+        bind("ddt_bias", WriteF32),
+    ],
 };
 
 const CHUNK_PREPARE: Spec = Spec {

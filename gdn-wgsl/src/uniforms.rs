@@ -49,7 +49,7 @@ pub struct LayerUniform {
     pub hat_parts: u32,
 }
 
-/// Shape of one column sum, bound as `reduce`.
+/// Shape of one column sum of the backward's parameter gradients (`templates/column_sums.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct ReduceUniform {
@@ -61,6 +61,8 @@ pub struct ReduceUniform {
     pub rows_per_block: u32,
     /// Partial sums per column, `ceil(rows / rows_per_block)`.
     pub blocks: u32,
+    /// Where its partial sums start in the partial buffer (`[blocks, cols]` from there).
+    pub partial_at: u32,
 }
 
 pub(crate) const LAYER_WGSL_NAME: &str = "Layer";
@@ -93,5 +95,6 @@ pub(crate) const REDUCE_WGSL: &str = "struct Reduce {
     cols: u32,
     rows_per_block: u32,
     blocks: u32,
+    partial_at: u32,
 }
 ";

@@ -36,8 +36,3 @@ fn conv_run(job: u32, lid: u32) -> ConvRun {
 fn conv_run_valid(run: ConvRun) -> bool {
     return run.c < layer.channels && run.first < layer.tokens;
 }
-
-// Component i (0 … 3) of v, by selects: a vector indexed at run time may leave the registers.
-fn component(v: vec4<f32>, i: u32) -> f32 {
-    return select(select(select(v.x, v.y, i == 1u), v.z, i == 2u), v.w, i == 3u);
-}

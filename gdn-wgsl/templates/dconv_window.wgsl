@@ -3,7 +3,7 @@
 // invocation, the raw values in a window (conv_runs.wgsl), so that each is read once. Columns are
 // col = c·kk + j and rows tokens, as dconv_partial's (which takes kk > CONV_WINDOW).
 // Workgroup (COLUMNS channels, row block), channel groups fastest, the grid folded; writes
-// partial[block, col], summed by column_sum_finish.
+// partial[block, col], totalled by column_sums_finish.
 
 @compute @workgroup_size(COLUMNS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -12,11 +12,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let job = folded(wg, nwg);
     let block = job / groups;
     let c = (job % groups) * COLUMNS + lid;
-    if (block >= reduce.blocks || c >= layer.channels) {
+    if (block >= reduce_dconv.blocks || c >= layer.channels) {
         return;
     }
-    let first = block * reduce.rows_per_block;
-    let last = min(first + reduce.rows_per_block, reduce.rows);
+    let first = block * reduce_dconv.rows_per_block;
+    let last = min(first + reduce_dconv.rows_per_block, reduce_dconv.rows);
     var window = window_before(first, c);
     var acc = vec4<f32>();
     for (var t = first; t < last; t = t + 1u) {
@@ -31,6 +31,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         acc = acc + dpre[t * layer.channels + c] * taps;
     }
     for (var j = 0u; j < layer.kk; j = j + 1u) {
-        partial[block * reduce.cols + c * layer.kk + j] = component(acc, j);
+        partial[reduce_dconv.partial_at + block * reduce_dconv.cols + c * layer.kk + j] = component(acc, j);
     }
 }

@@ -58,3 +58,8 @@ fn log_decay(a_log: f32, arg: f32) -> f32 {
 fn folded(wg: vec3<u32>, nwg: vec3<u32>) -> u32 {
     return wg.x + wg.y * nwg.x;
 }
+
+// Component i (0 … 3) of v, by selects: a vector indexed at run time may leave the registers.
+fn component(v: vec4<f32>, i: u32) -> f32 {
+    return select(select(select(v.x, v.y, i == 1u), v.z, i == 2u), v.w, i == 3u);
+}

@@ -269,10 +269,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let dg_j = token_scatter_sum(tid, dg);
             let j = rl / 8u;
             if (rl % 8u == 0u) {
-                gate_shares[j * GROUPS + group] = vec2<f32>(dg_j * g[j], (du * r)[j]);
+                gate_shares[j * GROUPS + group] = vec2<f32>(dg_j * component(g, j), component(du * r, j));
             }
             if (rl < CHUNK && columns && tc + rl < t1) {
-                dy[(tc + rl) * layer.channels + v_at] = (b * du)[rl];
+                dy[(tc + rl) * layer.channels + v_at] = component(b * du, rl);
             }
             workgroupBarrier();
 

@@ -228,7 +228,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             // backward replays from it).
             let r_at = residual_at(first + j0 + rl, h) + col;
             if (columns && rl < len && r_at < arrayLength(&ckpt)) {
-                ckpt[r_at] = vec4<f32>(r0, r1, r2, r3)[rl];
+                ckpt[r_at] = component(vec4<f32>(r0, r1, r2, r3), rl);
             }
 
             // The chunk's steps, then the sums of their outputs.

@@ -122,13 +122,14 @@ fn uniform_structs_match_their_rust_twins() {
     let rust_layer: Vec<(String, u32)> = rust_layer.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
     assert_eq!(layer, rust_layer);
 
-    let (reduce, span) = wgsl_struct(Kernel::ColumnSumFinish, "Reduce");
+    let (reduce, span) = wgsl_struct(Kernel::ColumnSumsFinish, "Reduce");
     assert_eq!(span as usize, std::mem::size_of::<ReduceUniform>());
     let rust_reduce = [
         ("rows", std::mem::offset_of!(ReduceUniform, rows)),
         ("cols", std::mem::offset_of!(ReduceUniform, cols)),
         ("rows_per_block", std::mem::offset_of!(ReduceUniform, rows_per_block)),
         ("blocks", std::mem::offset_of!(ReduceUniform, blocks)),
+        ("partial_at", std::mem::offset_of!(ReduceUniform, partial_at)),
     ];
     let rust_reduce: Vec<(String, u32)> = rust_reduce.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
     assert_eq!(reduce, rust_reduce);

@@ -35,13 +35,13 @@ work_buffers! {
     /// The `Layer` uniform.
     Layer => "layer",
     /// The `Reduce` uniform of the dconv column sum.
-    ReduceDconv => "reduce0",
+    ReduceDconv => "reduce_dconv",
     /// The `Reduce` uniform of the dnorm column sum.
-    ReduceDnorm => "reduce1",
+    ReduceDnorm => "reduce_dnorm",
     /// The `Reduce` uniform of the da_log column sum.
-    ReduceDaLog => "reduce2",
+    ReduceDaLog => "reduce_da_log",
     /// The `Reduce` uniform of the ddt_bias column sum.
-    ReduceDdtBias => "reduce3",
+    ReduceDdtBias => "reduce_ddt_bias",
     /// The conv's output after SiLU, `[tokens, C]`.
     Y => "y",
     /// q̂ and k̂ per key head.
@@ -66,7 +66,7 @@ work_buffers! {
     DlogTerm => "dlog_term",
     /// Gradient of the conv's pre-activation.
     Dpre => "dpre",
-    /// Partial column sums of the parameter gradients.
+    /// Partial column sums of the parameter gradients, each sum in its own span.
     Partial => "partial",
     /// Stored states: checkpoints (recurrent) or chunk-start states (chunked); after them, for the
     /// recurrent column-block backward, the forward's r = v − g·S_{t−1}ᵀk̂ per (token, value head)

@@ -8,23 +8,12 @@ use super::{PlanError, Stages};
 use crate::{COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, ELEMENTS, Kernel, ReduceUniform};
 use gdn_ref::{Presence, Tensor};
 
-/// One column sum of the backward: the per-element term it sums (`None` for dconv, whose partial
-/// sums the conv's own kernel writes), the parameter gradient it writes, and its uniform.
-struct ColumnSum {
-    term: Option<BufferId>,
-    total: Tensor,
-    uniform: Work,
-}
+/// The uniforms of the backward's column sums (dconv, dnorm, da_log, ddt_bias: the order of
+/// `templates/column_sums.wgsl`'s `which`).
+const SUM_UNIFORMS: [Work; 4] = [Work::ReduceDconv, Work::ReduceDnorm, Work::ReduceDaLog, Work::ReduceDdtBias];
 
-/// The column sums, in the order the backward runs them.
-const SUMS: [ColumnSum; 4] = [
-    ColumnSum { term: None, total: Tensor::Dconv, uniform: Work::ReduceDconv },
-    ColumnSum { term: Some(BufferId::Work(Work::DnormTerm)), total: Tensor::Dnorm, uniform: Work::ReduceDnorm },
-    ColumnSum { term: Some(BufferId::Work(Work::DlogTerm)), total: Tensor::DaLog, uniform: Work::ReduceDaLog },
-    ColumnSum { term: Some(BufferId::Tensor(Tensor::Da)), total: Tensor::DdtBias, uniform: Work::ReduceDdtBias },
-];
-
-/// Shape of each column sum, in the order of [`SUMS`].
+/// Shape of each column sum, in the order of [`SUM_UNIFORMS`], each sum's partials after the
+/// previous one's.
 fn reductions(g: &Geometry) -> [ReduceUniform; 4] {
     let (config, tokens) = (g.config, g.tokens());
     // At most 1 024 blocks of rows, of at least 64 rows where they are many; fewer than 1 024 rows
@@ -37,14 +26,26 @@ fn reductions(g: &Geometry) -> [ReduceUniform; 4] {
             cols: cols as u32,
             rows_per_block: rows_per_block as u32,
             blocks: rows.div_ceil(rows_per_block) as u32,
+            partial_at: 0,
         }
     };
-    [
+    let mut sums = [
         shape(tokens, config.channels() * config.kk),
         shape(tokens * config.nv, config.dv),
         shape(tokens, config.nv),
         shape(tokens, config.nv),
-    ]
+    ];
+    let mut at = 0;
+    for sum in &mut sums {
+        sum.partial_at = at;
+        at += sum.blocks * sum.cols;
+    }
+    sums
+}
+
+/// Words of the partial buffer: every sum's partials.
+fn partial_words(sums: &[ReduceUniform; 4]) -> usize {
+    sums.iter().map(|r| (r.blocks * r.cols) as usize).sum()
 }
 
 /// The layer's tensors (zero words for an optional one the call does not have), the shared work
@@ -71,7 +72,6 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
     }
     let (c, v, nv, nk, dk) = (config.channels(), config.value_width(), config.nv, config.nk, config.dk);
     let reductions = reductions(g);
-    let partial = reductions.iter().map(|r| (r.blocks * r.cols) as usize).max().unwrap_or(0);
     specs.extend([
         BufferSpec::f32(Work::Y, tokens * c),
         BufferSpec::f32(Work::QkHat, 2 * tokens * nk * dk),
@@ -85,15 +85,15 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
         BufferSpec::f32(Work::Dy, tokens * c),
         BufferSpec::f32(Work::DlogTerm, tokens * nv),
         BufferSpec::f32(Work::Dpre, tokens * c),
-        BufferSpec::f32(Work::Partial, partial),
+        BufferSpec::f32(Work::Partial, partial_words(&reductions)),
         BufferSpec { id: Work::Index.into(), contents: Contents::Fixed(g.index()?) },
         BufferSpec {
             id: Work::Layer.into(),
             contents: Contents::Uniform(bytemuck::bytes_of(&g.layer_uniform()?).to_vec()),
         },
     ]);
-    specs.extend(SUMS.iter().zip(reductions).map(|(sum, shape)| BufferSpec {
-        id: sum.uniform.into(),
+    specs.extend(SUM_UNIFORMS.iter().zip(reductions).map(|(&uniform, shape)| BufferSpec {
+        id: uniform.into(),
         contents: Contents::Uniform(bytemuck::bytes_of(&shape).to_vec()),
     }));
     Ok(specs)
@@ -135,19 +135,15 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     stages.push(Kernel::QkNormBackward, tokens * config.nk)?;
     stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
     stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
-    for (sum, shape) in SUMS.iter().zip(reductions(g)) {
-        // dconv's partial sums: every tap of a channel in one invocation where the taps fit the window.
-        let (partial, partial_groups) = match sum.term {
-            None if config.kk <= CONV_WINDOW as usize => {
-                (Kernel::DconvWindow, config.channels().div_ceil(COLUMNS as usize))
-            }
-            None => (Kernel::DconvPartial, shape.cols.div_ceil(COLUMNS) as usize),
-            Some(_) => (Kernel::ColumnSumPartial, shape.cols.div_ceil(COLUMNS) as usize),
-        };
-        let mut roles = vec![("reduce", sum.uniform.into()), ("total", sum.total.into())];
-        roles.extend(sum.term.map(|term| ("src", term)));
-        stages.push_with(partial, partial_groups * shape.blocks as usize, &roles)?;
-        stages.push_with(Kernel::ColumnSumFinish, shape.cols.div_ceil(COLUMNS) as usize, &roles)?;
+    // dconv's partial sums (every tap of a channel in one invocation where the taps fit the
+    // window), the other sums' partials in one dispatch, then every total in one.
+    let [dconv, terms @ ..] = reductions(g);
+    let groups = |r: &ReduceUniform| r.cols.div_ceil(COLUMNS) as usize;
+    if config.kk <= CONV_WINDOW as usize {
+        stages.push(Kernel::DconvWindow, config.channels().div_ceil(COLUMNS as usize) * dconv.blocks as usize)?;
+    } else {
+        stages.push(Kernel::DconvPartial, groups(&dconv) * dconv.blocks as usize)?;
     }
-    Ok(())
+    stages.push(Kernel::ColumnSumsPartial, terms.iter().map(|r| groups(r) * r.blocks as usize).sum())?;
+    stages.push(Kernel::ColumnSumsFinish, groups(&dconv) + terms.iter().map(groups).sum::<usize>())
 }

@@ -1,0 +1,37 @@
+// Partial column sums of the backward's per-element terms, every one in this dispatch: dnorm's
+// (dnorm_term, [tokens·nv, dv]), da_log's (dlog_term, [tokens, nv]) and ddt_bias's (da, [tokens,
+// nv]), in column_sums.wgsl's layout (dconv's partials come from dconv_window or dconv_partial).
+// One dispatch, not one a sum: at short batches each sum is a few microseconds of launch and drain
+// for almost no work. Workgroup (COLUMNS columns, row block) of one sum, column groups fastest, the
+// grid folded. Fixed order: deterministic.
+
+// Element i of sum `which`'s term.
+fn term(which: u32, i: u32) -> f32 {
+    if (which == 1u) {
+        return dnorm_term[i];
+    }
+    if (which == 2u) {
+        return dlog_term[i];
+    }
+    return da[i];
+}
+
+@compute @workgroup_size(COLUMNS)
+fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let x = sum_job(folded(wg, nwg), 1u, 3u, true);
+    let r = sum_shape(x.which);
+    let groups = column_groups(r);
+    let block = x.job / groups;
+    let col = (x.job % groups) * COLUMNS + lid;
+    if (block >= r.blocks || col >= r.cols) {
+        return;
+    }
+    let first = block * r.rows_per_block;
+    let last = min(first + r.rows_per_block, r.rows);
+    var acc = 0.0;
+    for (var row = first; row < last; row = row + 1u) {
+        acc = acc + term(x.which, row * r.cols + col);
+    }
+    partial[r.partial_at + block * r.cols + col] = acc;
+}
