@@ -412,6 +412,8 @@ impl Kernel {
         let tiling = CoopTiling::new(dims);
         let floats = match self {
             Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
+            // each invocation's sums of its partials of dℓ and dβ.
+            Kernel::GatesBackward => 2 * ELEMENTS,
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),

@@ -103,6 +103,17 @@ fn elements(n: usize) -> usize {
     n.div_ceil(ELEMENTS as usize)
 }
 
+/// Invocations of the gate backward per (token, value head) for `parts` partial sums of each
+/// gradient: a power of two, at most 32, at least a quarter of `parts` (`templates/gates_backward.wgsl`'s
+/// rule).
+fn gate_lanes(parts: usize) -> usize {
+    let mut lanes = 1;
+    while lanes < 32 && 4 * lanes < parts {
+        lanes *= 2;
+    }
+    lanes
+}
+
 /// Workgroups of the conv kernels: a group of ELEMENTS channels by a run of tokens, CONV_RUN of
 /// them where the taps fit the window and such runs fill CONV_RUNS_TO_FILL workgroups, one
 /// otherwise (`templates/conv_runs.wgsl`'s rule).
@@ -131,7 +142,8 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     stages.push(Kernel::NormBackward, tokens * config.nv)?;
     g.family.backward(stages)?;
     let gate_parts = [("gate_grad_parts", g.family.gate_parts_buffer(g))];
-    stages.push_with(Kernel::GatesBackward, elements(tokens * config.nv), &gate_parts)?;
+    let lanes = gate_lanes(g.family.gate_parts(g));
+    stages.push_with(Kernel::GatesBackward, elements(tokens * config.nv * lanes), &gate_parts)?;
     stages.push(Kernel::QkNormBackward, tokens * config.nk)?;
     stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
     stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
