@@ -2,6 +2,7 @@
 // tokens, ELEMENTS consecutive channels per workgroup (so that every token's loads coalesce), with the
 // values of CONV_WINDOW neighbouring tokens kept in registers (conv_window.wgsl for the raw ones):
 // each is read once, not kk times; taps past the window, for kk > CONV_WINDOW, are read as needed.
+
 struct ConvRun {
     // Channel, and the tokens [first, end) of the run.
     c: u32,
