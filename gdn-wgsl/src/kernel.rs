@@ -160,10 +160,9 @@ pub enum Kernel {
     GatesBackward,
     /// L2 norms backward, summing the value heads of each key head.
     QkNormBackward,
-    /// `dpre = dy·silu'(pre)`.
-    ConvBackwardPre,
-    /// The conv's input gradient.
-    ConvBackwardInput,
+    /// The conv's backward but for dconv: `dpre = dy·silu'(pre)` and the input and conv-state
+    /// gradients.
+    ConvBackward,
     /// Partial sums of the conv weight gradient, one invocation per (channel, tap).
     DconvPartial,
     /// Partial sums of the conv weight gradient for kk ≤ 4, one invocation per channel.
@@ -226,7 +225,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 41] = [
+    pub const ALL: [Kernel; 40] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::RecurrenceForward,
@@ -240,8 +239,7 @@ impl Kernel {
         Kernel::RecurrenceBackwardColumnsPortable,
         Kernel::GatesBackward,
         Kernel::QkNormBackward,
-        Kernel::ConvBackwardPre,
-        Kernel::ConvBackwardInput,
+        Kernel::ConvBackward,
         Kernel::DconvPartial,
         Kernel::DconvWindow,
         Kernel::ColumnSumsPartial,
@@ -319,8 +317,7 @@ impl Kernel {
             self,
             Kernel::ConvForward
                 | Kernel::GatesBackward
-                | Kernel::ConvBackwardPre
-                | Kernel::ConvBackwardInput
+                | Kernel::ConvBackward
                 | Kernel::DconvPartial
                 | Kernel::DconvWindow
                 | Kernel::ColumnSumsPartial
@@ -367,8 +364,7 @@ impl Kernel {
         match self {
             Kernel::ConvForward
             | Kernel::GatesBackward
-            | Kernel::ConvBackwardPre
-            | Kernel::ConvBackwardInput
+            | Kernel::ConvBackward
             | Kernel::WidenBf16
             | Kernel::WidenF16
             | Kernel::NarrowBf16
@@ -482,7 +478,7 @@ impl Kernel {
             ]
         };
         match self {
-            Kernel::ConvForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
+            Kernel::ConvForward | Kernel::ConvBackward => {
                 vec![
                     ("ELEMENTS", ELEMENTS),
                     ("CONV_RUN", CONV_RUN),
@@ -590,8 +586,7 @@ impl Kernel {
             Kernel::RecurrenceBackwardColumnsPortable => &RECURRENCE_BACKWARD_COLUMNS_PORTABLE,
             Kernel::GatesBackward => &GATES_BACKWARD,
             Kernel::QkNormBackward => &QK_NORM_BACKWARD,
-            Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
-            Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
+            Kernel::ConvBackward => &CONV_BACKWARD,
             Kernel::DconvPartial => &DCONV_PARTIAL,
             Kernel::DconvWindow => &DCONV_WINDOW,
             Kernel::ColumnSumsPartial => &COLUMN_SUMS_PARTIAL,
@@ -888,9 +883,9 @@ const QK_NORM_BACKWARD: Spec = Spec {
     ],
 };
 
-const CONV_BACKWARD_PRE: Spec = Spec {
-    name: "conv_backward_pre",
-    template: include_str!("../templates/conv_backward_pre.wgsl"),
+const CONV_BACKWARD: Spec = Spec {
+    name: "conv_backward",
+    template: include_str!("../templates/conv_backward.wgsl"),
     snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, CONV_PRE],
     bindings: &[
         bind("layer", LayerUniform),
@@ -899,20 +894,8 @@ const CONV_BACKWARD_PRE: Spec = Spec {
         bind("conv_state", ReadF32),
         bind("conv", ReadF32),
         bind("dy", ReadF32),
-        bind("dpre", WriteF32),
-    ],
-};
-
-const CONV_BACKWARD_INPUT: Spec = Spec {
-    name: "conv_backward_input",
-    template: include_str!("../templates/conv_backward_input.wgsl"),
-    snippets: &[SEQUENCES, CONV_RUNS],
-    bindings: &[
-        bind("layer", LayerUniform),
-        bind("index", ReadU32),
-        bind("conv", ReadF32),
-        bind("dpre", ReadF32),
         bind("dfinal_conv_state", ReadF32),
+        bind("dpre", WriteF32),
         bind("dqkv", WriteF32),
         bind("dconv_state", WriteF32),
     ],
