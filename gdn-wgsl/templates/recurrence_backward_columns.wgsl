@@ -34,6 +34,9 @@
 var<workgroup> hat_shares: array<vec2<f32>, CHUNK * GROUPS * DK>;
 var<workgroup> gate_shares: array<vec2<f32>, CHUNK * GROUPS>;
 
+// reverse_chunk's `saved_at` where the chunk's entering state is in the scratch, not a checkpoint.
+const NOT_SAVED: u32 = 0xffffffffu;
+
 // Where chunk `chunk` of the replayed segment has its entering state in the scratch for column
 // group `unit`: the column of the state, [DK].
 fn scratch_chunk(unit: u32, chunk: u32) -> u32 {
@@ -109,7 +112,7 @@ struct ReverseChunk {
     start: array<f32, RY>,
 }
 
-fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool) -> ReverseChunk {
+fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool, saved_at: u32) -> ReverseChunk {
     var x: ReverseChunk;
     x.steps = chunk_steps(tc, t1, h, key, rl, col, columns);
     let steps = vec4<u32>(tc) + vec4<u32>(0u, 1u, 2u, 3u);
@@ -118,10 +121,15 @@ fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32
     let o_at = (at * layer.nv + vec4<u32>(h)) * DV + vec4<u32>(col);
     x.d_out = select(vec4<f32>(0.0), vec4<f32>(d_o[o_at.x], d_o[o_at.y], d_o[o_at.z], d_o[o_at.w]), live & vec4<bool>(columns));
     let saved = scratch_chunk(unit, (tc - t0) / CHUNK);
+    let checkpoint = saved_at + ((tc - t0) / CHUNK) * layer.nv * DK * DV + col;
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
         x.q[i] = hat_rows(0u, at, key, row, live);
-        x.start[i] = select(0.0, scratch[saved + min(row, DK - 1u)], row < DK);
+        if (saved_at == NOT_SAVED) {
+            x.start[i] = select(0.0, scratch[saved + min(row, DK - 1u)], row < DK);
+        } else {
+            x.start[i] = select(0.0, ckpt[checkpoint + min(row, DK - 1u) * DV], row < DK && columns);
+        }
     }
     return x;
 }
@@ -149,43 +157,54 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let state_at = (n * layer.nv + h) * DK * DV;
     let v_at = 2u * layer.nk * DK + h * DV + col;
 
+    // With a checkpoint every CHUNK steps, the forward saved the state entering every chunk: one
+    // sweep over the sequence reads them, its next chunk's in flight across checkpoints, and
+    // nothing is replayed.
+    let every_chunk = layer.ckpt_interval == CHUNK;
+    let span = select(layer.ckpt_interval, end - start, every_chunk);
+    let sweeps = select(segments, min(segments, 1u), every_chunk);
+    let checkpoints = (ckpt_first(n) * layer.nv + h) * DK * DV;
     var ds = load_dht(state_at, rl, col, columns);
-    for (var done = 0u; done < segments; done = done + 1u) {
-        let segment = segments - 1u - done;
-        let t0 = start + segment * layer.ckpt_interval;
-        let t1 = min(t0 + layer.ckpt_interval, end);
+    for (var done = 0u; done < sweeps; done = done + 1u) {
+        let segment = sweeps - 1u - done;
+        let t0 = start + segment * span;
+        let t1 = min(t0 + span, end);
+        let saved_at = select(NOT_SAVED, checkpoints, every_chunk);
 
-        // Replay: S_{t0} from the checkpoint, then the state entering every chunk into the
-        // scratch, a chunk a round, the inputs of the next two rounds in flight.
-        var s = load_checkpoint(((ckpt_first(n) + segment) * layer.nv + h) * DK * DV, rl, col, columns);
-        var next_round = chunk_steps(t0, t1, h, key, rl, col, columns);
-        var after_next = chunk_steps(t0 + CHUNK, t1, h, key, rl, col, columns);
-        for (var t = t0; t < t1; t = t + CHUNK) {
-            let x = next_round;
-            next_round = after_next;
-            after_next = chunk_steps(t + 2u * CHUNK, t1, h, key, rl, col, columns);
-            let at = scratch_chunk(unit, (t - t0) / CHUNK);
-            let u = x.beta * x.r;
-            for (var i = 0u; i < RY; i = i + 1u) {
-                let row = rl + ROW_LANES * i;
-                if (row < DK) {
-                    scratch[at + row] = s[i];
+        // Replay (unless every chunk's state is saved): S_{t0} from the checkpoint, then the state
+        // entering every chunk into the scratch, a chunk a round, the inputs of the next two rounds
+        // in flight.
+        if (!every_chunk) {
+            var s = load_checkpoint(((ckpt_first(n) + segment) * layer.nv + h) * DK * DV, rl, col, columns);
+            var next_round = chunk_steps(t0, t1, h, key, rl, col, columns);
+            var after_next = chunk_steps(t0 + CHUNK, t1, h, key, rl, col, columns);
+            for (var t = t0; t < t1; t = t + CHUNK) {
+                let x = next_round;
+                next_round = after_next;
+                after_next = chunk_steps(t + 2u * CHUNK, t1, h, key, rl, col, columns);
+                let at = scratch_chunk(unit, (t - t0) / CHUNK);
+                let u = x.beta * x.r;
+                for (var i = 0u; i < RY; i = i + 1u) {
+                    let row = rl + ROW_LANES * i;
+                    if (row < DK) {
+                        scratch[at + row] = s[i];
+                    }
+                    let k = x.k[i];
+                    var state = s[i] * x.g.x + k.x * u.x;
+                    state = state * x.g.y + k.y * u.y;
+                    state = state * x.g.z + k.z * u.z;
+                    s[i] = state * x.g.w + k.w * u.w;
                 }
-                let k = x.k[i];
-                var state = s[i] * x.g.x + k.x * u.x;
-                state = state * x.g.y + k.y * u.y;
-                state = state * x.g.z + k.z * u.z;
-                s[i] = state * x.g.w + k.w * u.w;
             }
         }
 
         // Reverse sweep, a chunk at a time, the next chunk's inputs loaded while one computes.
         let chunks = (t1 - t0 + CHUNK - 1u) / CHUNK;
-        var next = reverse_chunk(unit, t0 + (chunks - 1u) * CHUNK, t0, t1, h, key, rl, col, columns);
+        var next = reverse_chunk(unit, t0 + (chunks - 1u) * CHUNK, t0, t1, h, key, rl, col, columns, saved_at);
         for (var back = 0u; back < chunks; back = back + 1u) {
             let tc = t0 + (chunks - 1u - back) * CHUNK;
             let x = next;
-            next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, rl, col, columns);
+            next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, rl, col, columns, saved_at);
             let g = x.steps.g;
             let b = x.steps.beta;
             let r = x.steps.r;
