@@ -160,9 +160,10 @@ pub enum Kernel {
     GatesBackward,
     /// L2 norms backward, summing the value heads of each key head.
     QkNormBackward,
-    /// The conv's backward but for dconv: `dpre = dy·silu'(pre)` and the input and conv-state
-    /// gradients.
-    ConvBackward,
+    /// `dpre = dy·silu'(pre)`.
+    ConvBackwardPre,
+    /// The conv's input gradient.
+    ConvBackwardInput,
     /// Partial sums of the conv weight gradient, one invocation per (channel, tap).
     DconvPartial,
     /// Partial sums of the conv weight gradient for kk ≤ 4, one invocation per channel.
@@ -225,7 +226,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 40] = [
+    pub const ALL: [Kernel; 41] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::RecurrenceForward,
@@ -239,7 +240,8 @@ impl Kernel {
         Kernel::RecurrenceBackwardColumnsPortable,
         Kernel::GatesBackward,
         Kernel::QkNormBackward,
-        Kernel::ConvBackward,
+        Kernel::ConvBackwardPre,
+        Kernel::ConvBackwardInput,
         Kernel::DconvPartial,
         Kernel::DconvWindow,
         Kernel::ColumnSumsPartial,
@@ -317,7 +319,8 @@ impl Kernel {
             self,
             Kernel::ConvForward
                 | Kernel::GatesBackward
-                | Kernel::ConvBackward
+                | Kernel::ConvBackwardPre
+                | Kernel::ConvBackwardInput
                 | Kernel::DconvPartial
                 | Kernel::DconvWindow
                 | Kernel::ColumnSumsPartial
@@ -364,7 +367,8 @@ impl Kernel {
         match self {
             Kernel::ConvForward
             | Kernel::GatesBackward
-            | Kernel::ConvBackward
+            | Kernel::ConvBackwardPre
+            | Kernel::ConvBackwardInput
             | Kernel::WidenBf16
             | Kernel::WidenF16
             | Kernel::NarrowBf16
@@ -478,7 +482,7 @@ impl Kernel {
             ]
         };
         match self {
-            Kernel::ConvForward | Kernel::ConvBackward => {
+            Kernel::ConvForward | Kernel::ConvBackwardPre | Kernel::ConvBackwardInput => {
                 vec![
                     ("ELEMENTS", ELEMENTS),
                     ("CONV_RUN", CONV_RUN),
@@ -586,7 +590,8 @@ impl Kernel {
             Kernel::RecurrenceBackwardColumnsPortable => &RECURRENCE_BACKWARD_COLUMNS_PORTABLE,
             Kernel::GatesBackward => &GATES_BACKWARD,
             Kernel::QkNormBackward => &QK_NORM_BACKWARD,
-            Kernel::ConvBackward => &CONV_BACKWARD,
+            Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
+            Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
             Kernel::DconvPartial => &DCONV_PARTIAL,
             Kernel::DconvWindow => &DCONV_WINDOW,
             Kernel::ColumnSumsPartial => &COLUMN_SUMS_PARTIAL,
@@ -883,9 +888,9 @@ const QK_NORM_BACKWARD: Spec = Spec {
     ],
 };
 
-const CONV_BACKWARD: Spec = Spec {
-    name: "conv_backward",
-    template: include_str!("../templates/conv_backward.wgsl"),
+const CONV_BACKWARD_PRE: Spec = Spec {
+    name: "conv_backward_pre",
+    template: include_str!("../templates/conv_backward_pre.wgsl"),
     snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, CONV_PRE],
     bindings: &[
         bind("layer", LayerUniform),
@@ -894,8 +899,20 @@ const CONV_BACKWARD: Spec = Spec {
         bind("conv_state", ReadF32),
         bind("conv", ReadF32),
         bind("dy", ReadF32),
-        bind("dfinal_conv_state", ReadF32),
         bind("dpre", WriteF32),
+    ],
+};
+
+const CONV_BACKWARD_INPUT: Spec = Spec {
+    name: "conv_backward_input",
+    template: include_str!("../templates/conv_backward_input.wgsl"),
+    snippets: &[SEQUENCES, CONV_RUNS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("conv", ReadF32),
+        bind("dpre", ReadF32),
+        bind("dfinal_conv_state", ReadF32),
         bind("dqkv", WriteF32),
         bind("dconv_state", WriteF32),
     ],

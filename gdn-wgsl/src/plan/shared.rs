@@ -145,7 +145,8 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let lanes = gate_lanes(g.family.gate_parts(g));
     stages.push_with(Kernel::GatesBackward, elements(tokens * config.nv * lanes), &gate_parts)?;
     stages.push(Kernel::QkNormBackward, tokens * config.nk)?;
-    stages.push(Kernel::ConvBackward, conv_runs(g))?;
+    stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
+    stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
     // dconv's partial sums (every tap of a channel in one invocation where the taps fit the
     // window), the other sums' partials in one dispatch, then every total in one.
     let [dconv, terms @ ..] = reductions(g);
