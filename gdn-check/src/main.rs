@@ -248,9 +248,15 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         println!("  (the sum of the windows' passes; the host transfers between windows are not in it)");
     }
     if !kernels.is_empty() {
-        println!("\nper kernel, median of {} ({kernel_clock:?}, each in a pass of its own):", args.repeat);
-        for (name, t) in kernels {
-            println!("  {name:<22} {:>10.3} ms", t.as_secs_f64() * 1e3);
+        println!(
+            "\nper kernel, median of {} ({kernel_clock:?}): alone, each in a pass of its own; in the pass, its \
+             share of one pass of them all (from the end of the dispatch before to its own end):",
+            args.repeat
+        );
+        println!("  {:<42} {:>10} {:>12}", "", "alone", "in the pass");
+        for (name, alone, in_pass) in kernels {
+            let in_pass = in_pass.map_or("—".to_string(), |t| format!("{:.3} ms", t.as_secs_f64() * 1e3));
+            println!("  {name:<42} {:>7.3} ms {in_pass:>12}", alone.as_secs_f64() * 1e3);
         }
     }
     let Some(report) = report else {
@@ -262,8 +268,9 @@ fn run(args: &RunArgs) -> Result<bool, String> {
     Ok(verdict)
 }
 
-/// Kernel times of a profile, in dispatch order, and how they were measured.
-type KernelTimes = (Vec<(String, Duration)>, gdn_train::Clock);
+/// Kernel times of a profile, in dispatch order: each alone (a pass of its own) and its share of
+/// one pass (where the device writes timestamps inside passes); and how they were measured.
+type KernelTimes = (Vec<(String, Duration, Option<Duration>)>, gdn_train::Clock);
 
 /// Median device times of forward and backward over the whole batch, and per kernel when asked.
 fn time(call: &LayerCall, args: &RunArgs) -> Result<(Duration, Duration, gdn_train::Clock, KernelTimes), String> {
@@ -294,21 +301,32 @@ fn time(call: &LayerCall, args: &RunArgs) -> Result<(Duration, Duration, gdn_tra
         println!("(no per-kernel profile of a windowed batch: profile one window's shape instead)");
     }
     if let (true, LayerCall::Whole(tape)) = (args.profile, call) {
+        let mut in_pass_error = None;
         for pass in [Pass::Forward, Pass::Backward] {
-            let mut runs: Vec<Vec<(&str, Duration)>> = Vec::new();
+            let mut alone: Vec<Vec<(&str, Duration)>> = Vec::new();
+            let mut in_pass: Vec<Vec<(&str, Duration)>> = Vec::new();
             for _ in 0..args.repeat.max(1) {
                 let (run, c) = tape.profile(pass).map_err(err)?;
                 kernel_clock = c;
-                runs.push(run);
+                alone.push(run);
+                match tape.profile_in_pass(pass) {
+                    Ok(run) => in_pass.push(run),
+                    Err(e) => in_pass_error = Some(e.to_string()),
+                }
             }
-            for (n, (name, _)) in runs[0].iter().enumerate() {
+            let median = |runs: &[Vec<(&str, Duration)>], n: usize| {
                 let mut times: Vec<Duration> = runs.iter().map(|r| r[n].1).collect();
                 times.sort();
-                kernels.push((
-                    format!("{}{name}", if pass == Pass::Forward { "fwd " } else { "bwd " }),
-                    times[times.len() / 2],
-                ));
+                times.get(times.len() / 2).copied()
+            };
+            for (n, (name, _)) in alone[0].iter().enumerate() {
+                let prefix = if pass == Pass::Forward { "fwd " } else { "bwd " };
+                let alone = median(&alone, n).expect("one run at least");
+                kernels.push((format!("{prefix}{name}"), alone, median(&in_pass, n)));
             }
+        }
+        if let Some(e) = in_pass_error {
+            println!("(no profile within one pass: {e})");
         }
     }
     Ok((forward, backward, clock, (kernels, kernel_clock)))

@@ -121,8 +121,10 @@ impl Context {
         let info = adapter.get_info();
         let tensor_cores = tensor_core_support(&adapter, &info);
         // Subgroups wherever offered: the decode step's and the recurrent forward's row sums are
-        // shuffles where they are wide enough (`has_wide_subgroups`).
-        let mut optional = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
+        // shuffles where they are wide enough (`has_wide_subgroups`). Timestamps inside passes
+        // wherever offered, for `Tape::profile_in_pass`.
+        let mut optional =
+            wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES | wgpu::Features::SUBGROUP;
         if tensor_cores.is_ok() {
             optional |= TENSOR_CORE_FEATURES;
         }

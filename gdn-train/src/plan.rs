@@ -98,6 +98,19 @@ impl Bound {
         self.dispatches.iter().map(|d| d.pipeline.source.kernel.name()).collect()
     }
 
+    /// Records every dispatch into one compute pass as [`Bound::encode`] does, with pair `n` of
+    /// `timestamps` written just before and just after dispatch `n`; returns the kernels' names in
+    /// order.
+    pub fn encode_marked(&self, encoder: &mut wgpu::CommandEncoder, timestamps: &Timestamps) -> Vec<&'static str> {
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor::default());
+        for (n, d) in self.dispatches.iter().enumerate() {
+            timestamps.write_in_pass(&mut pass, n, false);
+            d.record(&mut pass);
+            timestamps.write_in_pass(&mut pass, n, true);
+        }
+        self.dispatches.iter().map(|d| d.pipeline.source.kernel.name()).collect()
+    }
+
     /// Records dispatch `n` alone into a compute pass of its own; returns its kernel's name.
     pub fn encode_one(&self, encoder: &mut wgpu::CommandEncoder, n: usize) -> &'static str {
         let d = &self.dispatches[n];

@@ -15,7 +15,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 /// Device buffers and recorded dispatches of one layer for one batch shape.
 ///
 /// A tape may be shared between threads: each host call (`write*`, `read*`, `run_forward`,
-/// `run_backward`, `forward`, `backward`, `time`, `profile`, `fill_outputs_with_nan`) holds the
+/// `run_backward`, `forward`, `backward`, `time`, `profile`, `profile_in_pass`, `fill_outputs_with_nan`) holds the
 /// tape's lock from its first upload to its last read-back, so concurrent calls run one after the
 /// other, each whole — two threads' `run_forward` never return each other's outputs. A sequence of
 /// calls is not one call: a `run_backward` differentiates whichever forward ran last. What

@@ -1,5 +1,6 @@
-//! GPU timestamps in pairs: a query set whose pair `n` brackets one compute pass, resolved and
-//! read back as durations. Shared by the whole-pass timing and the per-kernel profile.
+//! GPU timestamps in pairs: a query set whose pair `n` brackets one compute pass (or, where the
+//! device writes timestamps inside passes, one dispatch of a pass), resolved and read back as
+//! durations. Shared by the whole-pass timing and the per-kernel profiles.
 
 use crate::{Context, Error, Result};
 use std::time::Duration;
@@ -43,6 +44,18 @@ impl Timestamps {
             beginning_of_pass_write_index: Some(2 * n),
             end_of_pass_write_index: Some(2 * n + 1),
         }
+    }
+
+    /// Whether `ctx`'s device writes timestamps inside a compute pass, between its dispatches
+    /// (`TIMESTAMP_QUERY_INSIDE_PASSES`).
+    pub fn inside_passes(ctx: &Context) -> bool {
+        ctx.device().features().contains(wgpu::Features::TIMESTAMP_QUERY_INSIDE_PASSES)
+    }
+
+    /// Writes pair `n`'s first timestamp (`end` false) or its second at this point of an open pass
+    /// (on a device [`Timestamps::inside_passes`]).
+    pub fn write_in_pass(&self, pass: &mut wgpu::ComputePass, n: usize, end: bool) {
+        pass.write_timestamp(&self.queries, 2 * n as u32 + u32::from(end));
     }
 
     /// Records the resolution of every pair; submit `encoder` before [`Timestamps::read`].

@@ -1,10 +1,11 @@
 //! Device time of a forward or backward: GPU timestamps around the compute pass where the device
-//! has them, else the wall time of a submission and a wait.
+//! has them, else the wall time of a submission and a wait; and per kernel, each in a pass of its
+//! own or each one's share of the one pass.
 
 use crate::plan::Bound;
 use crate::progress::Progress;
 use crate::timestamps::Timestamps;
-use crate::{Result, Tape};
+use crate::{Error, Result, Tape};
 use std::time::{Duration, Instant};
 
 /// Which half of the layer to time.
@@ -55,6 +56,32 @@ impl Tape {
         timestamps.resolve(&mut encoder);
         ctx.queue().submit([encoder.finish()]);
         Ok((names.into_iter().zip(timestamps.read(ctx)?).collect(), Clock::GpuTimestamps))
+    }
+
+    /// Runs every kernel of `pass` in one compute pass, as [`Tape::time`] does, with GPU timestamps
+    /// written around each dispatch, and returns each one's share of that pass in dispatch order:
+    /// from the end of the dispatch before (the pass's start for the first) to its own end, so the
+    /// barrier before it, its launch and its drain count as they do in the pass [`Tape::time`]
+    /// measures (their sum is about that time), where [`Tape::profile`]'s passes of their own add a
+    /// pass's overhead to each kernel. [`crate::Error::Device`] on a device without
+    /// `TIMESTAMP_QUERY_INSIDE_PASSES`.
+    pub fn profile_in_pass(&self, pass: Pass) -> Result<Vec<(&'static str, Duration)>> {
+        let mut progress = self.lock();
+        let (ctx, plan) = (self.context(), self.plan(&progress, pass)?);
+        if !Timestamps::inside_passes(ctx) {
+            return Err(Error::Device {
+                during: "profiling in one pass".into(),
+                message: "the device writes no timestamps inside a compute pass (TIMESTAMP_QUERY_INSIDE_PASSES)".into(),
+            });
+        }
+        let timestamps = Timestamps::new(ctx, plan.len())?;
+        progress.ran(pass);
+        let mut encoder =
+            ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("profile in one pass") });
+        let names = plan.encode_marked(&mut encoder, &timestamps);
+        timestamps.resolve(&mut encoder);
+        ctx.queue().submit([encoder.finish()]);
+        Ok(names.into_iter().zip(timestamps.read(ctx)?).collect())
     }
 
     /// Runs `pass` once on the tape's current contents and returns its device time: GPU timestamps
