@@ -35,17 +35,24 @@ fn reductions(g: &Geometry) -> [ReduceUniform; 4] {
         shape(tokens, config.nv),
         shape(tokens, config.nv),
     ];
-    let mut at = 0;
+    // Saturated past u32: the partial buffer then passes every binding limit, and the plan is
+    // refused before a kernel reads the offset.
+    let mut at = 0usize;
     for sum in &mut sums {
-        sum.partial_at = at;
-        at += sum.blocks * sum.cols;
+        sum.partial_at = u32::try_from(at).unwrap_or(u32::MAX);
+        at = at.saturating_add(sum_words(sum));
     }
     sums
 }
 
+/// Words of one sum's partials.
+fn sum_words(sum: &ReduceUniform) -> usize {
+    sum.blocks as usize * sum.cols as usize
+}
+
 /// Words of the partial buffer: every sum's partials.
 fn partial_words(sums: &[ReduceUniform; 4]) -> usize {
-    sums.iter().map(|r| (r.blocks * r.cols) as usize).sum()
+    sums.iter().map(sum_words).fold(0, usize::saturating_add)
 }
 
 /// The layer's tensors (zero words for an optional one the call does not have), the shared work
