@@ -164,12 +164,8 @@ pub enum Kernel {
     ConvBackwardPre,
     /// The conv's input gradient.
     ConvBackwardInput,
-    /// Partial sums of the conv weight gradient, one invocation per (channel, tap).
-    DconvPartial,
-    /// Partial sums of the conv weight gradient for kk ≤ 4, one invocation per channel.
-    DconvWindow,
-    /// Partial column sums of the backward's per-element terms (dnorm's, da_log's, ddt_bias's), all
-    /// in one dispatch.
+    /// Partial column sums of every parameter gradient (dconv's, and those of the backward's
+    /// per-element terms: dnorm's, da_log's, ddt_bias's), all in one dispatch.
     ColumnSumsPartial,
     /// Every parameter sum's totals from its partial sums, in one dispatch.
     ColumnSumsFinish,
@@ -226,7 +222,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 41] = [
+    pub const ALL: [Kernel; 39] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::RecurrenceForward,
@@ -242,8 +238,6 @@ impl Kernel {
         Kernel::QkNormBackward,
         Kernel::ConvBackwardPre,
         Kernel::ConvBackwardInput,
-        Kernel::DconvPartial,
-        Kernel::DconvWindow,
         Kernel::ColumnSumsPartial,
         Kernel::ColumnSumsFinish,
         Kernel::ChunkPrepare,
@@ -321,8 +315,6 @@ impl Kernel {
                 | Kernel::GatesBackward
                 | Kernel::ConvBackwardPre
                 | Kernel::ConvBackwardInput
-                | Kernel::DconvPartial
-                | Kernel::DconvWindow
                 | Kernel::ColumnSumsPartial
                 | Kernel::ColumnSumsFinish
                 | Kernel::WidenBf16
@@ -374,9 +366,7 @@ impl Kernel {
             | Kernel::NarrowBf16
             | Kernel::NarrowF16
             | Kernel::AddInto => ELEMENTS,
-            Kernel::DconvPartial | Kernel::DconvWindow | Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => {
-                COLUMNS
-            }
+            Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => COLUMNS,
             Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
@@ -494,8 +484,7 @@ impl Kernel {
                 vec![("ELEMENTS", ELEMENTS)]
             }
             Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
-            Kernel::DconvPartial | Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => vec![("COLUMNS", COLUMNS)],
-            Kernel::DconvWindow => {
+            Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => {
                 vec![
                     ("COLUMNS", COLUMNS),
                     ("ELEMENTS", ELEMENTS),
@@ -592,8 +581,6 @@ impl Kernel {
             Kernel::QkNormBackward => &QK_NORM_BACKWARD,
             Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
             Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
-            Kernel::DconvPartial => &DCONV_PARTIAL,
-            Kernel::DconvWindow => &DCONV_WINDOW,
             Kernel::ColumnSumsPartial => &COLUMN_SUMS_PARTIAL,
             Kernel::ColumnSumsFinish => &COLUMN_SUMS_FINISH,
             Kernel::ChunkPrepare => &CHUNK_PREPARE,
@@ -634,6 +621,8 @@ const CONV_RUNS: (&str, &str) = ("conv_runs", include_str!("../templates/conv_ru
 const CONV_WINDOWS: (&str, &str) = ("conv_window", include_str!("../templates/conv_window.wgsl"));
 const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
 const COLUMN_SUMS: (&str, &str) = ("column_sums", include_str!("../templates/column_sums.wgsl"));
+const DCONV_WINDOW: (&str, &str) = ("dconv_window", include_str!("../templates/dconv_window.wgsl"));
+const DCONV_TAPS: (&str, &str) = ("dconv_partial", include_str!("../templates/dconv_partial.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
 const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templates/matmul_staging.wgsl"));
@@ -918,36 +907,6 @@ const CONV_BACKWARD_INPUT: Spec = Spec {
     ],
 };
 
-const DCONV_PARTIAL: Spec = Spec {
-    name: "dconv_partial",
-    template: include_str!("../templates/dconv_partial.wgsl"),
-    snippets: &[SEQUENCES, CONV_TAP],
-    bindings: &[
-        bind("layer", LayerUniform),
-        bind("reduce_dconv", ReduceUniform),
-        bind("index", ReadU32),
-        bind("qkv", ReadF32),
-        bind("conv_state", ReadF32),
-        bind("dpre", ReadF32),
-        bind("partial", WriteF32),
-    ],
-};
-
-const DCONV_WINDOW: Spec = Spec {
-    name: "dconv_window",
-    template: include_str!("../templates/dconv_window.wgsl"),
-    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS],
-    bindings: &[
-        bind("layer", LayerUniform),
-        bind("reduce_dconv", ReduceUniform),
-        bind("index", ReadU32),
-        bind("qkv", ReadF32),
-        bind("conv_state", ReadF32),
-        bind("dpre", ReadF32),
-        bind("partial", WriteF32),
-    ],
-};
-
 /// The four sums' shapes, which both column-sum kernels read to find their job's sum.
 const SUM_SHAPES: [Binding; 4] = [
     bind("reduce_dconv", ReduceUniform),
@@ -959,12 +918,17 @@ const SUM_SHAPES: [Binding; 4] = [
 const COLUMN_SUMS_PARTIAL: Spec = Spec {
     name: "column_sums_partial",
     template: include_str!("../templates/column_sums_partial.wgsl"),
-    snippets: &[COLUMN_SUMS],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, COLUMN_SUMS, DCONV_WINDOW, DCONV_TAPS],
     bindings: &[
+        bind("layer", LayerUniform),
         SUM_SHAPES[0],
         SUM_SHAPES[1],
         SUM_SHAPES[2],
         SUM_SHAPES[3],
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
+        bind("dpre", ReadF32),
         bind("dnorm_term", ReadF32),
         bind("dlog_term", ReadF32),
         bind("da", ReadF32),
@@ -977,6 +941,7 @@ const COLUMN_SUMS_FINISH: Spec = Spec {
     template: include_str!("../templates/column_sums_finish.wgsl"),
     snippets: &[COLUMN_SUMS],
     bindings: &[
+        bind("layer", LayerUniform),
         SUM_SHAPES[0],
         SUM_SHAPES[1],
         SUM_SHAPES[2],

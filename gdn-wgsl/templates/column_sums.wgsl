@@ -22,8 +22,19 @@ fn column_groups(r: Reduce) -> u32 {
     return (r.cols + COLUMNS - 1u) / COLUMNS;
 }
 
-// A dispatch's job among sums first … last (workgroups a sum of `per_sum(shape)` each): the sum it
-// belongs to and its index there (past the last sum's jobs: the last sum, out of range).
+// Groups of sum `which`'s partial jobs in a block of rows: of COLUMNS columns, but dconv's of
+// COLUMNS channels where one invocation takes every tap of a channel (kk ≤ CONV_WINDOW,
+// dconv_window.wgsl).
+fn partial_groups(which: u32) -> u32 {
+    if (which == 0u && layer.kk <= CONV_WINDOW) {
+        return (layer.channels + COLUMNS - 1u) / COLUMNS;
+    }
+    return column_groups(sum_shape(which));
+}
+
+// A dispatch's job among sums first … last, each sum's jobs in turn (its partial groups by its
+// blocks, or its column groups for the totals): the sum it belongs to and its index there (past
+// the last sum's jobs: the last sum, out of range).
 struct SumJob {
     which: u32,
     job: u32,
@@ -33,7 +44,7 @@ fn sum_job(job: u32, first: u32, last: u32, partials: bool) -> SumJob {
     var x = SumJob(first, job);
     for (; x.which < last; x.which = x.which + 1u) {
         let r = sum_shape(x.which);
-        let jobs = select(column_groups(r), column_groups(r) * r.blocks, partials);
+        let jobs = select(column_groups(r), partial_groups(x.which) * r.blocks, partials);
         if (x.job < jobs) {
             break;
         }

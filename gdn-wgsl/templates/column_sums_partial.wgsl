@@ -1,9 +1,10 @@
-// Partial column sums of the backward's per-element terms, every one in this dispatch: dnorm's
-// (dnorm_term, [tokens·nv, dv]), da_log's (dlog_term, [tokens, nv]) and ddt_bias's (da, [tokens,
-// nv]), in column_sums.wgsl's layout (dconv's partials come from dconv_window or dconv_partial).
-// One dispatch, not one a sum: at short batches each sum is a few microseconds of launch and drain
-// for almost no work. Workgroup (COLUMNS columns, row block) of one sum, column groups fastest, the
-// grid folded. Fixed order: deterministic.
+// Partial column sums of every parameter gradient in this dispatch, in column_sums.wgsl's layout:
+// dconv's (dconv_window.wgsl, or dconv_partial.wgsl for kk > CONV_WINDOW) and those of the
+// backward's per-element terms, dnorm's (dnorm_term, [tokens·nv, dv]), da_log's (dlog_term,
+// [tokens, nv]) and ddt_bias's (da, [tokens, nv]). One dispatch, not one a sum: at short batches
+// each sum is a few microseconds of launch and drain for almost no work. Workgroup (COLUMNS
+// columns or channels, row block) of one sum, column groups fastest, the grid folded. Fixed
+// order: deterministic.
 
 // Element i of sum `which`'s term.
 fn term(which: u32, i: u32) -> f32 {
@@ -19,7 +20,15 @@ fn term(which: u32, i: u32) -> f32 {
 @compute @workgroup_size(COLUMNS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let x = sum_job(folded(wg, nwg), 1u, 3u, true);
+    let x = sum_job(folded(wg, nwg), 0u, 3u, true);
+    if (x.which == 0u) {
+        if (layer.kk <= CONV_WINDOW) {
+            dconv_window_partial(x.job, lid);
+        } else {
+            dconv_tap_partial(x.job, lid);
+        }
+        return;
+    }
     let r = sum_shape(x.which);
     let groups = column_groups(r);
     let block = x.job / groups;

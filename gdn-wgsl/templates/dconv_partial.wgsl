@@ -1,13 +1,10 @@
 // Partial sums of dconv[c, j] = Σ_t dpre[t, c]·x[t − (kk − 1) + j, c], positions before t's
 // sequence start read from its conv state (or zero): column col = c·kk + j, rows are tokens.
-// Workgroup (COLUMNS columns, row block), column groups fastest, the grid folded; writes
-// partial[block, col], totalled by column_sums_finish.
-
-@compute @workgroup_size(COLUMNS)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let groups = (reduce_dconv.cols + COLUMNS - 1u) / COLUMNS;
-    let job = folded(wg, nwg);
+// For kk > CONV_WINDOW. Job `job` of the sum's (COLUMNS columns, row block), column groups fastest
+// (partial_groups(0u) of them a block), invocation lid its column; writes partial[block, col]
+// (column_sums.wgsl's layout), totalled by column_sums_finish.
+fn dconv_tap_partial(job: u32, lid: u32) {
+    let groups = partial_groups(0u);
     let block = job / groups;
     let col = (job % groups) * COLUMNS + lid;
     if (block >= reduce_dconv.blocks || col >= reduce_dconv.cols) {

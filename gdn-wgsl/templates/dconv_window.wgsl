@@ -2,14 +2,11 @@
 // before t's sequence start read from its conv state (or zero): every tap of a channel in one
 // invocation, the raw values in a window (conv_runs.wgsl), so that each is read once. Columns are
 // col = c·kk + j and rows tokens, as dconv_partial's (which takes kk > CONV_WINDOW).
-// Workgroup (COLUMNS channels, row block), channel groups fastest, the grid folded; writes
-// partial[block, col], totalled by column_sums_finish.
-
-@compute @workgroup_size(COLUMNS)
-fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let groups = (layer.channels + COLUMNS - 1u) / COLUMNS;
-    let job = folded(wg, nwg);
+// Job `job` of the sum's (COLUMNS channels, row block), channel groups fastest (partial_groups(0u)
+// of them a block), invocation lid its channel; writes partial[block, col] (column_sums.wgsl's
+// layout), totalled by column_sums_finish.
+fn dconv_window_partial(job: u32, lid: u32) {
+    let groups = partial_groups(0u);
     let block = job / groups;
     let c = (job % groups) * COLUMNS + lid;
     if (block >= reduce_dconv.blocks || c >= layer.channels) {

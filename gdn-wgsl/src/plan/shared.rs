@@ -154,15 +154,14 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     stages.push(Kernel::QkNormBackward, tokens * config.nk)?;
     stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
     stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
-    // dconv's partial sums (every tap of a channel in one invocation where the taps fit the
-    // window), the other sums' partials in one dispatch, then every total in one.
-    let [dconv, terms @ ..] = reductions(g);
+    // Every sum's partials in one dispatch (dconv's: every tap of a channel in one invocation
+    // where the taps fit the window), then every total in one.
+    let sums = reductions(g);
     let groups = |r: &ReduceUniform| r.cols.div_ceil(COLUMNS) as usize;
-    if config.kk <= CONV_WINDOW as usize {
-        stages.push(Kernel::DconvWindow, config.channels().div_ceil(COLUMNS as usize) * dconv.blocks as usize)?;
-    } else {
-        stages.push(Kernel::DconvPartial, groups(&dconv) * dconv.blocks as usize)?;
-    }
-    stages.push(Kernel::ColumnSumsPartial, terms.iter().map(|r| groups(r) * r.blocks as usize).sum())?;
-    stages.push(Kernel::ColumnSumsFinish, groups(&dconv) + terms.iter().map(groups).sum::<usize>())
+    let dconv_groups =
+        if config.kk <= CONV_WINDOW as usize { config.channels().div_ceil(COLUMNS as usize) } else { groups(&sums[0]) };
+    let partial_jobs =
+        |(n, r): (usize, &ReduceUniform)| if n == 0 { dconv_groups } else { groups(r) } * r.blocks as usize;
+    stages.push(Kernel::ColumnSumsPartial, sums.iter().enumerate().map(partial_jobs).sum())?;
+    stages.push(Kernel::ColumnSumsFinish, sums.iter().map(groups).sum())
 }
