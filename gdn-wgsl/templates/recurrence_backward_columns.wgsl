@@ -10,7 +10,9 @@
 // its checkpoint with the forward's r_t = v_t − g_t·S_{t−1}ᵀk̂_t (residuals.wgsl, written by
 // recurrence_forward_chunks.wgsl), so with no sum, a chunk a round (the next two rounds' inputs in
 // flight): S_t = g_t·S_{t−1} + k̂_t u_tᵀ, u_t = β_t·r_t; every lane writes its rows of the state
-// entering each chunk into its own slots of the scratch, read back by itself only.
+// entering each chunk into its own slots of the scratch, read back by itself only. With
+// ckpt_interval = CHUNK the checkpoints are those states already: nothing is replayed, and one
+// sweep covers the sequence, its next chunk's inputs in flight across checkpoints.
 // Then the chunks are swept in reverse. Per step (token j of a chunk, dS entering it D_j):
 //   A_j = D_j + q̂_j do_jᵀ;  du_j = A_jᵀk̂_j;  dkv = −β du;  dv = β du;  dβ = du·r;
 //   dq̂ = S_j do = g S_{j−1} do + k̂ (u·do);  dk̂ = A u + g S_{j−1} dkv;

@@ -26,6 +26,8 @@ pub enum Family {
     /// sequences and small batches.
     Recurrent {
         /// Steps between stored states: larger saves checkpoint memory and costs scratch memory.
+        /// [`crate::RECURRENT_CHUNK`] (4) stores the state entering every chunk of the few-heads
+        /// backward, which then replays nothing.
         checkpoint_interval: usize,
     },
     /// The chunked (WY) form: within a chunk of `chunk` tokens the recurrence becomes matrix
