@@ -156,7 +156,7 @@ impl LaneLayout {
 
     /// The column-block recurrent backward for few heads
     /// (`templates/recurrence_backward_columns.wgsl`): one column a group over 32 lanes as in
-    /// [`LaneLayout::recurrent_forward_chunks`], [`RECURRENT_COLUMNS_GROUPS`] groups a workgroup,
+    /// [`LaneLayout::recurrent_forward_chunks`], `RECURRENT_COLUMNS_GROUPS` (4) groups a workgroup,
     /// fewer above dk = 128: the groups' shares of a chunk's dq̂ and dk̂ take 16 KiB of workgroup
     /// memory at most. Each workgroup sums its groups' shares before writing them, so more groups
     /// would mean fewer partials for `qk_norm_backward` to add, but more warps to wait for at each
