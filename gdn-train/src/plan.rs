@@ -95,7 +95,7 @@ impl Bound {
                 &mut encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: None, timestamp_writes: writes }),
             );
         }
-        self.dispatches.iter().map(|d| d.pipeline.source.kernel.name()).collect()
+        self.kernel_names()
     }
 
     /// Records every dispatch into one compute pass as [`Bound::encode`] does, with pair `n` of
@@ -108,6 +108,11 @@ impl Bound {
             d.record(&mut pass);
             timestamps.write_in_pass(&mut pass, n, true);
         }
+        self.kernel_names()
+    }
+
+    /// The kernels' names, in dispatch order.
+    fn kernel_names(&self) -> Vec<&'static str> {
         self.dispatches.iter().map(|d| d.pipeline.source.kernel.name()).collect()
     }
 

@@ -622,7 +622,7 @@ const CONV_WINDOWS: (&str, &str) = ("conv_window", include_str!("../templates/co
 const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.wgsl"));
 const COLUMN_SUMS: (&str, &str) = ("column_sums", include_str!("../templates/column_sums.wgsl"));
 const DCONV_WINDOW: (&str, &str) = ("dconv_window", include_str!("../templates/dconv_window.wgsl"));
-const DCONV_TAPS: (&str, &str) = ("dconv_partial", include_str!("../templates/dconv_partial.wgsl"));
+const DCONV_PARTIAL: (&str, &str) = ("dconv_partial", include_str!("../templates/dconv_partial.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
 const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templates/matmul_staging.wgsl"));
@@ -918,7 +918,7 @@ const SUM_SHAPES: [Binding; 4] = [
 const COLUMN_SUMS_PARTIAL: Spec = Spec {
     name: "column_sums_partial",
     template: include_str!("../templates/column_sums_partial.wgsl"),
-    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, COLUMN_SUMS, DCONV_WINDOW, DCONV_TAPS],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, COLUMN_SUMS, DCONV_WINDOW, DCONV_PARTIAL],
     bindings: &[
         bind("layer", LayerUniform),
         SUM_SHAPES[0],

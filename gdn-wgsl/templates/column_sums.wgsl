@@ -32,17 +32,17 @@ fn partial_groups(which: u32) -> u32 {
     return column_groups(sum_shape(which));
 }
 
-// A dispatch's job among sums first … last, each sum's jobs in turn (its partial groups by its
-// blocks, or its column groups for the totals): the sum it belongs to and its index there (past
-// the last sum's jobs: the last sum, out of range).
+// A dispatch's job, every sum's jobs in turn (its partial groups by its blocks, or its column
+// groups for the totals): the sum it belongs to and its index there (past the last sum's jobs:
+// the last sum, out of range).
 struct SumJob {
     which: u32,
     job: u32,
 }
 
-fn sum_job(job: u32, first: u32, last: u32, partials: bool) -> SumJob {
-    var x = SumJob(first, job);
-    for (; x.which < last; x.which = x.which + 1u) {
+fn sum_job(job: u32, partials: bool) -> SumJob {
+    var x = SumJob(0u, job);
+    for (; x.which < 3u; x.which = x.which + 1u) {
         let r = sum_shape(x.which);
         let jobs = select(column_groups(r), partial_groups(x.which) * r.blocks, partials);
         if (x.job < jobs) {

@@ -17,7 +17,7 @@ fn write_total(which: u32, col: u32, value: f32) {
 @compute @workgroup_size(COLUMNS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let x = sum_job(folded(wg, nwg), 0u, 3u, false);
+    let x = sum_job(folded(wg, nwg), false);
     let r = sum_shape(x.which);
     let col = x.job * COLUMNS + lid;
     if (col >= r.cols) {

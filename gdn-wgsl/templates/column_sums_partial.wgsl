@@ -20,7 +20,7 @@ fn term(which: u32, i: u32) -> f32 {
 @compute @workgroup_size(COLUMNS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let x = sum_job(folded(wg, nwg), 0u, 3u, true);
+    let x = sum_job(folded(wg, nwg), true);
     if (x.which == 0u) {
         if (layer.kk <= CONV_WINDOW) {
             dconv_window_partial(x.job, lid);

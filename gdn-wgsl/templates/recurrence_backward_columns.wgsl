@@ -36,9 +36,6 @@
 var<workgroup> hat_shares: array<vec2<f32>, CHUNK * GROUPS * DK>;
 var<workgroup> gate_shares: array<vec2<f32>, CHUNK * GROUPS>;
 
-// reverse_chunk's `saved_at` where the chunk's entering state is in the scratch, not a checkpoint.
-const NOT_SAVED: u32 = 0xffffffffu;
-
 // Where chunk `chunk` of the replayed segment has its entering state in the scratch for column
 // group `unit`: the column of the state, [DK].
 fn scratch_chunk(unit: u32, chunk: u32) -> u32 {
@@ -114,7 +111,9 @@ struct ReverseChunk {
     start: array<f32, RY>,
 }
 
-fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool, saved_at: u32) -> ReverseChunk {
+// The state entering the chunk comes from the scratch, or, with a checkpoint every chunk, from
+// the checkpoints from `checkpoints` on (t0 then the sequence's start).
+fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool, checkpoints: u32) -> ReverseChunk {
     var x: ReverseChunk;
     x.steps = chunk_steps(tc, t1, h, key, rl, col, columns);
     let steps = vec4<u32>(tc) + vec4<u32>(0u, 1u, 2u, 3u);
@@ -123,14 +122,14 @@ fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32
     let o_at = (at * layer.nv + vec4<u32>(h)) * DV + vec4<u32>(col);
     x.d_out = select(vec4<f32>(0.0), vec4<f32>(d_o[o_at.x], d_o[o_at.y], d_o[o_at.z], d_o[o_at.w]), live & vec4<bool>(columns));
     let saved = scratch_chunk(unit, (tc - t0) / CHUNK);
-    let checkpoint = saved_at + ((tc - t0) / CHUNK) * layer.nv * DK * DV + col;
+    let checkpoint = checkpoints + ((tc - t0) / CHUNK) * layer.nv * DK * DV + col;
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
         x.q[i] = hat_rows(0u, at, key, row, live);
-        if (saved_at == NOT_SAVED) {
-            x.start[i] = select(0.0, scratch[saved + min(row, DK - 1u)], row < DK);
-        } else {
+        if (layer.ckpt_interval == CHUNK) {
             x.start[i] = select(0.0, ckpt[checkpoint + min(row, DK - 1u) * DV], row < DK && columns);
+        } else {
+            x.start[i] = select(0.0, scratch[saved + min(row, DK - 1u)], row < DK);
         }
     }
     return x;
@@ -171,7 +170,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         let segment = sweeps - 1u - done;
         let t0 = start + segment * span;
         let t1 = min(t0 + span, end);
-        let saved_at = select(NOT_SAVED, checkpoints, every_chunk);
 
         // Replay (unless every chunk's state is saved): S_{t0} from the checkpoint, then the state
         // entering every chunk into the scratch, a chunk a round, the inputs of the next two rounds
@@ -202,11 +200,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 
         // Reverse sweep, a chunk at a time, the next chunk's inputs loaded while one computes.
         let chunks = (t1 - t0 + CHUNK - 1u) / CHUNK;
-        var next = reverse_chunk(unit, t0 + (chunks - 1u) * CHUNK, t0, t1, h, key, rl, col, columns, saved_at);
+        var next = reverse_chunk(unit, t0 + (chunks - 1u) * CHUNK, t0, t1, h, key, rl, col, columns, checkpoints);
         for (var back = 0u; back < chunks; back = back + 1u) {
             let tc = t0 + (chunks - 1u - back) * CHUNK;
             let x = next;
-            next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, rl, col, columns, saved_at);
+            next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, rl, col, columns, checkpoints);
             let g = x.steps.g;
             let b = x.steps.beta;
             let r = x.steps.r;
