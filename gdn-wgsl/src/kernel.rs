@@ -113,12 +113,23 @@ pub const RECURRENT_CHUNK: u32 = 4;
 /// The most tokens per sequence one decode step takes (speculative decoding's drafts).
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
-/// Tokens the few-heads recurrent forward stages in workgroup memory at a time: 16 at dk = 128
-/// (8 and 32 measured 10 % slower and no faster on the H200), half that in the portable kernel, whose
-/// sums take workgroup memory too (lavapipe's 32 KiB).
+/// Tokens the few-heads recurrent forward stages in workgroup memory at a time, a multiple of
+/// [`RECURRENT_CHUNK`]: 16 at dk = 128 (8 and 32 measured 10 % slower and no faster on the H200),
+/// half that in the portable kernel, whose sums take workgroup memory too (lavapipe's 32 KiB).
 fn recurrent_stage(dims: HeadDims, portable: bool) -> u32 {
     let floats = if portable { 1024 } else { 2048 };
-    (floats / dims.dk).clamp(RECURRENT_CHUNK, 32)
+    (floats / dims.dk).clamp(RECURRENT_CHUNK, 32) / RECURRENT_CHUNK * RECURRENT_CHUNK
+}
+
+/// Floats of the few-heads recurrent forward's staged inputs
+/// (`templates/recurrence_forward_chunks.wgsl`): q̂ and k̂ of its rows, v of its columns, each a
+/// row of quads padded to an odd count, and five values a token.
+fn recurrent_stage_floats(dims: HeadDims, portable: bool) -> u32 {
+    let layout = LaneLayout::recurrent_forward_chunks(dims);
+    let quads = recurrent_stage(dims, portable) / RECURRENT_CHUNK;
+    let stride = quads | 1;
+    let rows = layout.rows_per_lane * layout.row_lanes;
+    4 * stride * (2 * rows + layout.columns()) + 5 * 4 * quads
 }
 
 /// Every kernel: the layer's shared ones, the recurrent family's (`Recurrence*`) and the chunked
@@ -129,6 +140,9 @@ pub enum Kernel {
     ConvForward,
     /// L2 norms of q and k, and the decay and write gates (one dispatch).
     QkNormGatesForward,
+    /// [`Kernel::QkNormGatesForward`] that also writes each k̂'s products with the three k̂ before
+    /// it, which the chunk-solved recurrences read instead of summing them over the rows.
+    QkNormGatesProductsForward,
     /// The delta rule, forward, with checkpoints; its column sums are subgroup shuffles: it needs
     /// wgpu's `SUBGROUP` with subgroups of at least [`LANE_BLOCK`] invocations.
     RecurrenceForward,
@@ -222,9 +236,10 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 39] = [
+    pub const ALL: [Kernel; 40] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
+        Kernel::QkNormGatesProductsForward,
         Kernel::RecurrenceForward,
         Kernel::RecurrenceForwardPortable,
         Kernel::RecurrenceForwardChunks,
@@ -276,6 +291,7 @@ impl Kernel {
             Kernel::WidenBf16 | Kernel::WidenF16 => "widen",
             Kernel::NarrowBf16 | Kernel::NarrowF16 => "narrow",
             Kernel::DecodeStepPortable => "decode_step",
+            Kernel::QkNormGatesProductsForward => "qk_norm_gates_forward",
             Kernel::RecurrenceForwardPortable => "recurrence_forward",
             Kernel::RecurrenceForwardChunksPortable => "recurrence_forward_chunks",
             Kernel::RecurrenceBackwardColumnsPortable => "recurrence_backward_columns",
@@ -367,7 +383,11 @@ impl Kernel {
             | Kernel::NarrowF16
             | Kernel::AddInto => ELEMENTS,
             Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => COLUMNS,
-            Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => VEC,
+            Kernel::QkNormGatesForward
+            | Kernel::QkNormGatesProductsForward
+            | Kernel::QkNormBackward
+            | Kernel::NormForward
+            | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
             }
@@ -401,26 +421,29 @@ impl Kernel {
     pub fn workgroup_bytes(self, dims: HeadDims) -> u32 {
         let tiling = CoopTiling::new(dims);
         let floats = match self {
-            Kernel::QkNormGatesForward | Kernel::QkNormBackward | Kernel::NormForward | Kernel::NormBackward => 2 * VEC,
+            Kernel::QkNormGatesForward
+            | Kernel::QkNormGatesProductsForward
+            | Kernel::QkNormBackward
+            | Kernel::NormForward
+            | Kernel::NormBackward => 4 * VEC,
             // each invocation's sums of its partials of dℓ and dβ.
             Kernel::GatesBackward => 2 * ELEMENTS,
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
-            // the groups' shares of a chunk's dq̂, dk̂, dℓ and dβ; the portable kernel's partials and
-            // sums.
+            // the groups' shares of a chunk's dq̂, dk̂, dℓ and dβ; the portable kernel's lane partials.
             Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
                 let layout = LaneLayout::recurrent_backward_columns(dims);
                 let portable = self == Kernel::RecurrenceBackwardColumnsPortable;
-                let sums = if portable { layout.threads() * (4 * RECURRENT_CHUNK + 1) } else { 0 };
+                let sums = if portable { 4 * layout.threads() } else { 0 };
                 2 * RECURRENT_CHUNK * layout.groups * (dims.dk + 1) + sums
             }
-            // the staged inputs (q̂, k̂, v, g and β a token); the portable kernel's partials and sums.
+            // the staged inputs; the portable kernel's lane partials.
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 let layout = LaneLayout::recurrent_forward_chunks(dims);
                 let portable = self == Kernel::RecurrenceForwardChunksPortable;
-                let sums = if portable { layout.threads() * (4 * RECURRENT_CHUNK + 1) } else { 0 };
-                recurrent_stage(dims, portable) * (2 * dims.dk + layout.columns() + 2) + sums
+                let sums = if portable { 4 * layout.threads() } else { 0 };
+                recurrent_stage_floats(dims, portable) + sums
             }
             Kernel::RecurrenceBackward => {
                 let t = Tiling::backward(dims);
@@ -493,7 +516,11 @@ impl Kernel {
                     ("CONV_WINDOW", CONV_WINDOW),
                 ]
             }
-            Kernel::QkNormGatesForward | Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
+            Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
+            Kernel::QkNormGatesForward | Kernel::QkNormGatesProductsForward => {
+                let products = u32::from(self == Kernel::QkNormGatesProductsForward);
+                vec![("DK", dims.dk), ("VEC", VEC), ("KEY_PRODUCTS", products)]
+            }
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
                 let layout = LaneLayout::recurrent_backward_columns(dims);
@@ -563,6 +590,7 @@ impl Kernel {
         match self {
             Kernel::ConvForward => &CONV_FORWARD,
             Kernel::QkNormGatesForward => &QK_NORM_GATES_FORWARD,
+            Kernel::QkNormGatesProductsForward => &QK_NORM_GATES_PRODUCTS_FORWARD,
             Kernel::WidenBf16 => &WIDEN_BF16,
             Kernel::WidenF16 => &WIDEN_F16,
             Kernel::NarrowBf16 => &NARROW_BF16,
@@ -675,20 +703,31 @@ const CONV_FORWARD: Spec = Spec {
 
 const QK_NORM_GATES_FORWARD: Spec = Spec {
     name: "qk_norm_gates_forward",
-    template: include_str!("../templates/qk_norm_gates_forward.wgsl"),
+    template: QK_NORM_GATES_FORWARD_TEMPLATE,
     snippets: &[QK_ROWS, ROW_SUM],
-    bindings: &[
-        bind("layer", LayerUniform),
-        bind("y", ReadF32),
-        bind("a", ReadF32),
-        bind("b", ReadF32),
-        bind("a_log", ReadF32),
-        bind("dt_bias", ReadF32),
-        bind("qk_hat", WriteF32),
-        bind("qk_ss", WriteF32),
-        bind("gates", WriteF32),
-    ],
+    bindings: QK_NORM_GATES_FORWARD_BINDINGS,
 };
+
+const QK_NORM_GATES_PRODUCTS_FORWARD: Spec = Spec {
+    name: "qk_norm_gates_products_forward",
+    template: QK_NORM_GATES_FORWARD_TEMPLATE,
+    snippets: &[QK_ROWS, ROW_SUM],
+    bindings: QK_NORM_GATES_FORWARD_BINDINGS,
+};
+
+const QK_NORM_GATES_FORWARD_TEMPLATE: &str = include_str!("../templates/qk_norm_gates_forward.wgsl");
+
+const QK_NORM_GATES_FORWARD_BINDINGS: &[Binding] = &[
+    bind("layer", LayerUniform),
+    bind("y", ReadF32),
+    bind("a", ReadF32),
+    bind("b", ReadF32),
+    bind("a_log", ReadF32),
+    bind("dt_bias", ReadF32),
+    bind("qk_hat", WriteF32),
+    bind("qk_ss", WriteF32),
+    bind("gates", WriteF32),
+];
 
 const HALF_BF16: (&str, &str) = ("half_bf16", include_str!("../templates/half_bf16.wgsl"));
 const HALF_F16: (&str, &str) = ("half_f16", include_str!("../templates/half_f16.wgsl"));

@@ -21,8 +21,9 @@
 // chunk and the next, not one a step: with P_3 = D_3 + q̂_3 do_3ᵀ, P_j = g_{j+1} P_{j+1} + q̂_j do_jᵀ
 // (D_3 and the q̂ do terms carried down) and G(j, m) = g_{j+1}···g_m,
 //   du_j = P_jᵀk̂_j − Σ_{m>j} G(j, m) β_m (k̂_j·k̂_m) du_m,
-// so the chunk's P_jᵀk̂_j and k̂_j·k̂_m are summed over the rows together (chunk_scatter_sum /
-// chunk_gather), a 4 × 4 triangular solve gives du in every lane, and the steps then run in the
+// so the chunk's P_jᵀk̂_j are summed over the rows (chunk_row_sum; the key products k̂_j·k̂_m come
+// from qk_norm_gates_forward), a 4 × 4 triangular solve gives du in every lane, and the steps then
+// run in the
 // lane with no sum, S_{j−1} rebuilt from the chunk's saved state. dq̂ and dk̂ (sums over columns),
 // dℓ = dg·g and dβ (over the whole state) span the head's column blocks: the groups' shares of a
 // chunk are summed through workgroup memory (two barriers a chunk) and written as the block's
@@ -103,12 +104,16 @@ fn load_checkpoint(at: u32, rl: u32, col: u32, columns: bool) -> array<f32, RY> 
 
 // A chunk's inputs for the reverse sweep, none of them depending on dS: its steps, the group's
 // column of do (zero past DV), the lane's rows of q̂ (zero past DK) and of the saved state entering
-// the chunk.
+// the chunk, and its steps' products k̂_j·k̂_{j−1}, k̂_j·k̂_{j−2}, k̂_j·k̂_{j−3} (p1, p2, p3; step j
+// in component j).
 struct ReverseChunk {
     steps: ChunkSteps,
     d_out: vec4<f32>,
     q: array<vec4<f32>, RY>,
     start: array<f32, RY>,
+    p1: vec4<f32>,
+    p2: vec4<f32>,
+    p3: vec4<f32>,
 }
 
 // The state entering the chunk comes from the scratch, or, with a checkpoint every chunk, from
@@ -121,6 +126,10 @@ fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32
     let at = min(steps, vec4<u32>(t1 - 1u));
     let o_at = (at * layer.nv + vec4<u32>(h)) * DV + vec4<u32>(col);
     x.d_out = select(vec4<f32>(0.0), vec4<f32>(d_o[o_at.x], d_o[o_at.y], d_o[o_at.z], d_o[o_at.w]), live & vec4<bool>(columns));
+    let p = vec4<u32>(key_products_at(at.x, key), key_products_at(at.y, key), key_products_at(at.z, key), key_products_at(at.w, key));
+    x.p1 = vec4<f32>(qk_hat[p.x], qk_hat[p.y], qk_hat[p.z], qk_hat[p.w]);
+    x.p2 = vec4<f32>(qk_hat[p.x + 1u], qk_hat[p.y + 1u], qk_hat[p.z + 1u], qk_hat[p.w + 1u]);
+    x.p3 = vec4<f32>(qk_hat[p.x + 2u], qk_hat[p.y + 2u], qk_hat[p.z + 2u], qk_hat[p.w + 2u]);
     let saved = scratch_chunk(unit, (tc - t0) / CHUNK);
     let checkpoint = checkpoints + ((tc - t0) / CHUNK) * layer.nv * DK * DV + col;
     for (var i = 0u; i < RY; i = i + 1u) {
@@ -210,11 +219,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let r = x.steps.r;
             let u = b * r;
 
-            // This lane's rows of P_jᵀk̂_j and of the key products k̂_j·k̂_m (m > j: (0, 1), (0, 2),
-            // (1, 2), (0, 3) and (1, 3), (2, 3)), then their sums and the solve for du.
+            // This lane's rows of P_jᵀk̂_j, then their sums and the solve for du (with the key
+            // products k̂_j·k̂_m, m > j; those of no-op steps are multiplied by their β = 0).
             var pk = vec4<f32>(0.0);
-            var kk = vec4<f32>(0.0);
-            var kk3 = vec2<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
                 let k = x.steps.k[i];
                 let q = x.q[i];
@@ -226,17 +233,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 pk.y = pk.y + p * k.y;
                 p = g.y * p + q.x * x.d_out.x;
                 pk.x = pk.x + p * k.x;
-                kk = kk + k.yzzw * k.xxyx;
-                kk3 = kk3 + k.ww * k.yz;
             }
-            let sums = chunk_gather(tid, chunk_scatter_sum(tid, array<vec4<f32>, CHUNK>(pk, kk, vec4<f32>(kk3, 0.0, 0.0), vec4<f32>(0.0))));
-            let e = sums[0];
-            let k01 = sums[1].x;
-            let k02 = sums[1].y;
-            let k12 = sums[1].z;
-            let k03 = sums[1].w;
-            let k13 = sums[2].x;
-            let k23 = sums[2].y;
+            let e = chunk_row_sum(tid, pk);
+            let k01 = x.p1.y;
+            let k12 = x.p1.z;
+            let k23 = x.p1.w;
+            let k02 = x.p2.z;
+            let k13 = x.p2.w;
+            let k03 = x.p3.w;
             let du3 = e.w;
             let du2 = e.z - g.w * b.w * k23 * du3;
             let du1 = e.y - g.z * b.z * k12 * du2 - g.z * g.w * b.w * k13 * du3;

@@ -6,19 +6,20 @@
 // rows.
 // With Γ_j the chunk's cumulative log decay to token j and S_0 the state before it,
 //   u_j = β_j(v_j − e^{Γ_j}·S_0ᵀ k̂_j − Σ_{i<j} e^{Γ_j−Γ_i}(k̂_i·k̂_j)·u_i)
-// (every decay a product of the g's between, ≤ 1): the chunk's S_0ᵀ k̂_j and k̂_i·k̂_j are summed
-// over the rows together, the small triangular solve for u runs in every lane, then the chunk's
-// steps update the state token by token with no sum between them, and its S_jᵀ q̂_j are summed
-// together at the end.
+// (every decay a product of the g's between, ≤ 1): the chunk's S_0ᵀ k̂_j are summed over the rows
+// (the key products k̂_i·k̂_j come from qk_norm_gates_forward, the same for every column), the
+// small triangular solve for u runs in every lane, then the chunk's steps update the state token
+// by token with no sum between them, and its S_jᵀ q̂_j are summed together at the end.
 // Layout (gdn_wgsl::LaneLayout::recurrent_forward_chunks): a workgroup owns CB columns, one a
 // column group of ROW_LANES = 32 consecutive lanes (one subgroup), lane rl holding rows rl + 32·i
 // (i < RY; rows past DK hold zeros), so that a lane's share of a chunk is small: with few heads each
 // scheduler runs one or two warps and the latency of every instruction of a lane shows. The sums
-// over the rows of a chunk's 16 values are chunk_scatter_sum / chunk_gather, those of its four
-// outputs token_scatter_sum (subgroup shuffles in recurrence_forward_chunks; workgroup memory in
+// over the rows of a chunk's four S_0ᵀ k̂_j are chunk_row_sum, those of its four outputs
+// token_scatter_sum (subgroup shuffles in recurrence_forward_chunks; workgroup memory in
 // recurrence_forward_chunks_portable); lane 8·j writes the output of token j.
-// A chunk ends early at the end of the sequence, of the stage, or where a checkpoint is due;
-// tokens past its end enter as no-ops (k̂ = v = β = 0, g = 1).
+// Chunks are the stage's quads of four tokens (stages start at the sequence's start, STAGE tokens
+// apart); where a checkpoint is due inside a quad, the quad is solved twice, each time with the
+// tokens outside its part as no-ops (β = 0, g = 1). Tokens past the sequence's end read zeros.
 // Inputs go through workgroup memory a stage of STAGE tokens at a time, loaded from storage by
 // all lanes while the stage before computes, so that a step waits on workgroup memory, never on a
 // load from storage (the per-token form waits on them: about 0.6 µs a token at S4 on the H200).
@@ -26,21 +27,29 @@
 // the plan has a column-block backward) every token's r = v − g·S_{t−1}ᵀk̂.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
-// The inputs of STAGE tokens of the workgroup's head and columns, token-major: q̂ and k̂
-// [STAGE, DK], v [STAGE, CB], (g, β) [STAGE].
-var<workgroup> staged_k: array<f32, STAGE * DK>;
-var<workgroup> staged_q: array<f32, STAGE * DK>;
-var<workgroup> staged_v: array<f32, STAGE * CB>;
-var<workgroup> staged_gates: array<vec2<f32>, STAGE>;
+// The inputs of STAGE tokens (a multiple of CHUNK) of the workgroup's head and columns, in
+// quads: the four tokens of a chunk one vec4, so that a lane reads a row of a chunk in one load.
+// q̂ and k̂ [ROWS][QUAD_STRIDE] (rows past DK zeros), v [CB][QUAD_STRIDE], and the tokens' g, β,
+// k̂_t·k̂_{t−1}, k̂_t·k̂_{t−2}, k̂_t·k̂_{t−3} [5][QUADS]. QUAD_STRIDE is odd, so that the eight lanes
+// of a 16-byte load's phase read eight distinct groups of four banks.
+const QUADS: u32 = STAGE / CHUNK;
+const QUAD_STRIDE: u32 = QUADS + 1u - QUADS % 2u;
+const ROWS: u32 = RY * ROW_LANES;
+var<workgroup> staged_k: array<vec4<f32>, ROWS * QUAD_STRIDE>;
+var<workgroup> staged_q: array<vec4<f32>, ROWS * QUAD_STRIDE>;
+var<workgroup> staged_v: array<vec4<f32>, CB * QUAD_STRIDE>;
+var<workgroup> staged_tokens: array<vec4<f32>, 5u * QUADS>;
 
 // A lane's share of a stage, in registers between its loads and its stores.
-const STAGE_QK: u32 = (STAGE * DK + THREADS - 1u) / THREADS;
+const STAGE_QK: u32 = (STAGE * ROWS + THREADS - 1u) / THREADS;
 const STAGE_V: u32 = (STAGE * CB + THREADS - 1u) / THREADS;
 struct Stage {
     k: array<f32, STAGE_QK>,
     q: array<f32, STAGE_QK>,
     v: array<f32, STAGE_V>,
+    // g, β and the three key products of token tid (tid < STAGE).
     gates: vec2<f32>,
+    products: vec3<f32>,
 }
 
 // Lane tid's share of the stage of tokens [first, first + STAGE) of the sequence ending at `end`
@@ -49,11 +58,13 @@ fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, tid: u32) -> St
     var x: Stage;
     let last = min(max(end, 1u), layer.tokens) - 1u;
     for (var j = 0u; j < STAGE_QK; j = j + 1u) {
-        let e = min(tid + THREADS * j, STAGE * DK - 1u);
-        let t = first + e / DK;
+        let e = min(tid + THREADS * j, STAGE * ROWS - 1u);
+        let t = first + e / ROWS;
+        let row = e % ROWS;
         let at = min(t, last);
-        x.k[j] = select(0.0, qk_hat[hat_at(1u, at, key) + e % DK], t < end);
-        x.q[j] = select(0.0, qk_hat[hat_at(0u, at, key) + e % DK], t < end);
+        let live = t < end && row < DK;
+        x.k[j] = select(0.0, qk_hat[hat_at(1u, at, key) + min(row, DK - 1u)], live);
+        x.q[j] = select(0.0, qk_hat[hat_at(0u, at, key) + min(row, DK - 1u)], live);
     }
     for (var j = 0u; j < STAGE_V; j = j + 1u) {
         let e = min(tid + THREADS * j, STAGE * CB - 1u);
@@ -62,8 +73,11 @@ fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, tid: u32) -> St
         x.v[j] = select(0.0, y[min(at, layer.tokens * layer.channels - 1u)], t < end);
     }
     let t = first + tid % STAGE;
-    let e = min(t, last) * layer.nv + h;
+    let at = min(t, last);
+    let e = at * layer.nv + h;
     x.gates = select(vec2<f32>(1.0, 0.0), vec2<f32>(exp(gate_log_decay(e)), gate_beta(e)), t < end);
+    let p = key_products_at(at, key);
+    x.products = select(vec3<f32>(0.0), vec3<f32>(qk_hat[p], qk_hat[p + 1u], qk_hat[p + 2u]), t < end);
     return x;
 }
 
@@ -71,25 +85,35 @@ fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, tid: u32) -> St
 fn store_stage(x: Stage, tid: u32) {
     for (var j = 0u; j < STAGE_QK; j = j + 1u) {
         let e = tid + THREADS * j;
-        if (e < STAGE * DK) {
-            staged_k[e] = x.k[j];
-            staged_q[e] = x.q[j];
+        if (e < STAGE * ROWS) {
+            let t = e / ROWS;
+            let at = (e % ROWS) * QUAD_STRIDE + t / CHUNK;
+            staged_k[at][t % CHUNK] = x.k[j];
+            staged_q[at][t % CHUNK] = x.q[j];
         }
     }
     for (var j = 0u; j < STAGE_V; j = j + 1u) {
         let e = tid + THREADS * j;
         if (e < STAGE * CB) {
-            staged_v[e] = x.v[j];
+            let t = e / CB;
+            staged_v[(e % CB) * QUAD_STRIDE + t / CHUNK][t % CHUNK] = x.v[j];
         }
     }
     if (tid < STAGE) {
-        staged_gates[tid] = x.gates;
+        let quad = tid / CHUNK;
+        let m = tid % CHUNK;
+        staged_tokens[quad][m] = x.gates.x;
+        staged_tokens[QUADS + quad][m] = x.gates.y;
+        staged_tokens[2u * QUADS + quad][m] = x.products.x;
+        staged_tokens[3u * QUADS + quad][m] = x.products.y;
+        staged_tokens[4u * QUADS + quad][m] = x.products.z;
     }
 }
 
-// A chunk's inputs for this lane's rows and column, its CHUNK = 4 tokens the components of a vec4
-// (so that every index into a lane's arrays is a loop's over rows: arrays indexed otherwise leave
-// the registers); tokens from `len` on are no-ops.
+// A chunk's inputs for this lane's rows and column: the stage's quad of four tokens, those outside
+// [lo, hi) no-ops (g = 1, β = 0: their u is 0 whatever else they hold), the tokens the components of
+// a vec4 (so that every index into a lane's arrays is a loop's over rows: arrays indexed otherwise
+// leave the registers).
 struct Chunk {
     // Rows rl + ROW_LANES·i of k̂ (of q̂) of the four tokens.
     k: array<vec4<f32>, RY>,
@@ -98,28 +122,27 @@ struct Chunk {
     v: vec4<f32>,
     g: vec4<f32>,
     beta: vec4<f32>,
+    // k̂_j·k̂_{j−1}, k̂_j·k̂_{j−2}, k̂_j·k̂_{j−3} of token j in component j.
+    p1: vec4<f32>,
+    p2: vec4<f32>,
+    p3: vec4<f32>,
 }
 
-// The chunk of `len` tokens from token `first` of the stage in workgroup memory.
-fn load_chunk(first: u32, len: u32, rl: u32, group: u32) -> Chunk {
+fn load_chunk(quad: u32, lo: u32, hi: u32, rl: u32, group: u32) -> Chunk {
     var c: Chunk;
-    let live = vec4<u32>(0u, 1u, 2u, 3u) < vec4<u32>(len);
-    let at = min(vec4<u32>(first) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(STAGE - 1u));
-    let g0 = staged_gates[at.x];
-    let g1 = staged_gates[at.y];
-    let g2 = staged_gates[at.z];
-    let g3 = staged_gates[at.w];
-    c.g = select(vec4<f32>(1.0), vec4<f32>(g0.x, g1.x, g2.x, g3.x), live);
-    c.beta = select(vec4<f32>(0.0), vec4<f32>(g0.y, g1.y, g2.y, g3.y), live);
+    let m = vec4<u32>(0u, 1u, 2u, 3u);
+    let live = m >= vec4<u32>(lo) & m < vec4<u32>(hi);
+    c.g = select(vec4<f32>(1.0), staged_tokens[quad], live);
+    c.beta = select(vec4<f32>(0.0), staged_tokens[QUADS + quad], live);
+    c.p1 = staged_tokens[2u * QUADS + quad];
+    c.p2 = staged_tokens[3u * QUADS + quad];
+    c.p3 = staged_tokens[4u * QUADS + quad];
     for (var i = 0u; i < RY; i = i + 1u) {
-        let row = rl + ROW_LANES * i;
-        let e = at * DK + vec4<u32>(min(row, DK - 1u));
-        let rows = live & vec4<bool>(row < DK);
-        c.k[i] = select(vec4<f32>(0.0), vec4<f32>(staged_k[e.x], staged_k[e.y], staged_k[e.z], staged_k[e.w]), rows);
-        c.q[i] = select(vec4<f32>(0.0), vec4<f32>(staged_q[e.x], staged_q[e.y], staged_q[e.z], staged_q[e.w]), rows);
+        let at = (rl + ROW_LANES * i) * QUAD_STRIDE + quad;
+        c.k[i] = staged_k[at];
+        c.q[i] = staged_q[at];
     }
-    let v_at = at * CB + vec4<u32>(group);
-    c.v = select(vec4<f32>(0.0), vec4<f32>(staged_v[v_at.x], staged_v[v_at.y], staged_v[v_at.z], staged_v[v_at.w]), live);
+    c.v = staged_v[group * QUAD_STRIDE + quad];
     return c;
 }
 
@@ -189,28 +212,26 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 slot = slot + 1u;
                 to_checkpoint = layer.ckpt_interval;
             }
-            let len = min(min(CHUNK, steps - j0), to_checkpoint);
-            let c = load_chunk(j0, len, rl, group);
+            // The live tokens of the stage's quad j0 / CHUNK: from j0 to the quad's end, the stage's,
+            // or a checkpoint's.
+            let lo = j0 % CHUNK;
+            let len = min(min(CHUNK - lo, steps - j0), to_checkpoint);
+            let hi = lo + len;
+            let c = load_chunk(j0 / CHUNK, lo, hi, rl, group);
+            let quad_first = first + j0 - lo;
 
-            // This lane's rows of S_0ᵀ k̂_j and of the key products k̂_i·k̂_j (i < j: (1, 0), (2, 0),
-            // (2, 1), (3, 0) and (3, 1), (3, 2)), then their sums.
+            // S_0ᵀ k̂_j, summed over the rows; the key products k̂_i·k̂_j (i < j) come staged.
             var ks = vec4<f32>(0.0);
-            var kk = vec4<f32>(0.0);
-            var kk3 = vec2<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
-                let k = c.k[i];
-                ks = ks + s[i] * k;
-                kk = kk + k.yzzw * k.xxyx;
-                kk3 = kk3 + k.ww * k.yz;
+                ks = ks + s[i] * c.k[i];
             }
-            let sums = chunk_gather(tid, chunk_scatter_sum(tid, array<vec4<f32>, CHUNK>(ks, kk, vec4<f32>(kk3, 0.0, 0.0), vec4<f32>(0.0))));
-            ks = sums[0];
-            let k10 = sums[1].x;
-            let k20 = sums[1].y;
-            let k21 = sums[1].z;
-            let k30 = sums[1].w;
-            let k31 = sums[2].x;
-            let k32 = sums[2].y;
+            ks = chunk_row_sum(tid, ks);
+            let k10 = c.p1.y;
+            let k21 = c.p1.z;
+            let k32 = c.p1.w;
+            let k20 = c.p2.z;
+            let k31 = c.p2.w;
+            let k30 = c.p3.w;
 
             // The triangular solve for u, every decay a product of the g's between.
             let g = c.g;
@@ -224,10 +245,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let u2 = b.z * r2;
             let r3 = c.v.w - to_j.w * ks.w - (g.w * k32) * u2 - (g.w * g.z * k31) * u1 - (g.w * g.z * g.y * k30) * u0;
             let u3 = b.w * r3;
-            // Lane j < len writes token j's r where the plan laid room for it (the column-block
-            // backward replays from it).
-            let r_at = residual_at(first + j0 + rl, h) + col;
-            if (columns && rl < len && r_at < arrayLength(&ckpt)) {
+            // Lane j (a live token) writes token j's r where the plan laid room for it (the
+            // column-block backward replays from it).
+            let r_at = residual_at(quad_first + rl, h) + col;
+            if (columns && rl >= lo && rl < hi && r_at < arrayLength(&ckpt)) {
                 ckpt[r_at] = component(vec4<f32>(r0, r1, r2, r3), rl);
             }
 
@@ -248,8 +269,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             }
             let out = token_scatter_sum(tid, qs);
             let token = rl / 8u;
-            if (columns && token < len && rl % 8u == 0u) {
-                o[((first + j0 + token) * layer.nv + h) * DV + col] = out;
+            if (columns && token >= lo && token < hi && rl % 8u == 0u) {
+                o[((quad_first + token) * layer.nv + h) * DV + col] = out;
             }
             j0 = j0 + len;
             to_checkpoint = to_checkpoint - len;

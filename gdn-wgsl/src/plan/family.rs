@@ -252,6 +252,15 @@ impl Family {
     }
 
     /// Appends the forward of the delta rule: from q̂, k̂, v, the gates (and h0) to o and hT.
+    /// The forward's q/k norm and gate kernel: for the chunk-solved recurrences (few heads), the
+    /// one that also writes each k̂'s products with the three before it.
+    pub(crate) fn qk_norm_kernel(&self, g: &Geometry) -> Kernel {
+        match self {
+            Family::Recurrent { .. } if recurrent::few_heads(g) => Kernel::QkNormGatesProductsForward,
+            _ => Kernel::QkNormGatesForward,
+        }
+    }
+
     pub(crate) fn forward(&self, stages: &mut Stages) -> Result<(), PlanError> {
         match self {
             Family::Recurrent { .. } => recurrent::forward(stages),

@@ -21,8 +21,8 @@ fn token_jobs(g: &Geometry) -> usize {
 }
 
 /// Whether the batch has few heads: the kernels for few heads spread each head's columns over
-/// workgroups of one column a warp.
-fn few_heads(g: &Geometry) -> bool {
+/// workgroups of one column a warp, solving chunks of [`RECURRENT_CHUNK`] tokens.
+pub(crate) fn few_heads(g: &Geometry) -> bool {
     token_jobs(g) < FEW_HEADS_WORKGROUPS
 }
 

@@ -81,7 +81,8 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
     let reductions = reductions(g);
     specs.extend([
         BufferSpec::f32(Work::Y, tokens * c),
-        BufferSpec::f32(Work::QkHat, 2 * tokens * nk * dk),
+        // q̂, k̂, then each k̂'s products with the three before it (`templates/qk_rows.wgsl`).
+        BufferSpec::f32(Work::QkHat, tokens * nk * (2 * dk + 3)),
         BufferSpec::f32(Work::QkSs, 2 * tokens * nk),
         BufferSpec::f32(Work::Gates, 2 * tokens * nv),
         BufferSpec::f32(Work::O, tokens * v),
@@ -137,7 +138,7 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
     stages.push(Kernel::ConvForward, conv_runs(g))?;
-    stages.push(Kernel::QkNormGatesForward, tokens * config.nk)?;
+    stages.push(g.family.qk_norm_kernel(g), tokens * config.nk)?;
     g.family.forward(stages)?;
     stages.push(Kernel::NormForward, tokens * config.nv)
 }
