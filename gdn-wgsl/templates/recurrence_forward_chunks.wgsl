@@ -131,7 +131,7 @@ struct Chunk {
 fn load_chunk(quad: u32, lo: u32, hi: u32, rl: u32, group: u32) -> Chunk {
     var c: Chunk;
     let m = vec4<u32>(0u, 1u, 2u, 3u);
-    let live = m >= vec4<u32>(lo) & m < vec4<u32>(hi);
+    let live = (m >= vec4<u32>(lo)) & (m < vec4<u32>(hi));
     c.g = select(vec4<f32>(1.0), staged_tokens[quad], live);
     c.beta = select(vec4<f32>(0.0), staged_tokens[QUADS + quad], live);
     c.p1 = staged_tokens[2u * QUADS + quad];
