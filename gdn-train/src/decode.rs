@@ -295,6 +295,7 @@ impl Decoder {
             chunk_bwd_base: 0,
             gate_parts_base: 0,
             hat_parts: 0,
+            ckpt_columns: 0,
         };
         write_bytes(&self.ctx, "the decode uniform", &self.layer, 0, bytemuck::bytes_of(&layer))?;
         write_bytes(&self.ctx, "slots", &self.slots, 0, bytemuck::cast_slice(slots))?;

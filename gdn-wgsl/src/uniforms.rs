@@ -47,6 +47,11 @@ pub struct LayerUniform {
     /// into `dqk_hat_heads` (one per column block of `recurrence_backward_columns`, 1 otherwise) and
     /// `qk_norm_backward` adds up.
     pub hat_parts: u32,
+    /// 1 where the recurrent family stores its checkpoints a column at a time, `[DV, DK]` per
+    /// (slot, value head): where its few-head kernels run forward and backward, whose warps each
+    /// own a state column, so that a warp's stores and loads of it are contiguous. 0: row-major
+    /// `[DK, DV]`, like `h0` and `hT`.
+    pub ckpt_columns: u32,
 }
 
 /// Shape of one column sum of the backward's parameter gradients (`templates/column_sums.wgsl`).
@@ -86,6 +91,7 @@ pub(crate) const LAYER_WGSL: &str = "struct Layer {
     chunk_bwd_base: u32,
     gate_parts_base: u32,
     hat_parts: u32,
+    ckpt_columns: u32,
 }
 ";
 

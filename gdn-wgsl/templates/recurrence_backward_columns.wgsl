@@ -89,13 +89,15 @@ fn load_dht(at: u32, rl: u32, col: u32, columns: bool) -> array<f32, RY> {
     return s;
 }
 
-// This lane's rows of a stored state (zeros past DK and past DV).
+// This lane's rows of a stored state at `at` (zeros past DK and past DV). The plan keeps the
+// checkpoints by column, [DV, DK], wherever this kernel runs (layer.ckpt_columns): a warp's column
+// is contiguous.
 fn load_checkpoint(at: u32, rl: u32, col: u32, columns: bool) -> array<f32, RY> {
     var s: array<f32, RY>;
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
         if (columns && row < DK) {
-            s[i] = ckpt[at + row * DV + col];
+            s[i] = ckpt[at + col * DK + row];
         }
     }
     return s;
@@ -131,12 +133,12 @@ fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32
     x.p2 = vec4<f32>(qk_hat[p.x + 1u], qk_hat[p.y + 1u], qk_hat[p.z + 1u], qk_hat[p.w + 1u]);
     x.p3 = vec4<f32>(qk_hat[p.x + 2u], qk_hat[p.y + 2u], qk_hat[p.z + 2u], qk_hat[p.w + 2u]);
     let saved = scratch_chunk(unit, (tc - t0) / CHUNK);
-    let checkpoint = checkpoints + ((tc - t0) / CHUNK) * layer.nv * DK * DV + col;
+    let checkpoint = checkpoints + ((tc - t0) / CHUNK) * layer.nv * DK * DV + col * DK;
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
         x.q[i] = hat_rows(0u, at, key, row, live);
         if (layer.ckpt_interval == CHUNK) {
-            x.start[i] = select(0.0, ckpt[checkpoint + min(row, DK - 1u) * DV], row < DK && columns);
+            x.start[i] = select(0.0, ckpt[checkpoint + min(row, DK - 1u)], row < DK && columns);
         } else {
             x.start[i] = select(0.0, scratch[saved + min(row, DK - 1u)], row < DK);
         }

@@ -158,19 +158,19 @@ fn load_state(at: u32, rl: u32, col: u32, from_h0: bool) -> array<f32, RY> {
     return s;
 }
 
-// This lane's rows of the state into a [DK, DV] state at `at`.
+// This lane's rows of the state into hT ([DK, DV] at `at`) or into a checkpoint at `at`: [DK, DV],
+// or [DV, DK] where the plan keeps them by column (layer.ckpt_columns: a warp's column contiguous).
 fn store_state(s: array<f32, RY>, at: u32, rl: u32, col: u32, into_ht: bool) {
     if (col >= DV) {
         return;
     }
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
-        let e = at + row * DV + col;
         if (row < DK) {
             if (into_ht) {
-                ht[e] = s[i];
+                ht[at + row * DV + col] = s[i];
             } else {
-                ckpt[e] = s[i];
+                ckpt[at + select(row * DV + col, col * DK + row, layer.ckpt_columns != 0u)] = s[i];
             }
         }
     }

@@ -118,6 +118,7 @@ fn uniform_structs_match_their_rust_twins() {
         ("chunk_bwd_base", std::mem::offset_of!(LayerUniform, chunk_bwd_base)),
         ("gate_parts_base", std::mem::offset_of!(LayerUniform, gate_parts_base)),
         ("hat_parts", std::mem::offset_of!(LayerUniform, hat_parts)),
+        ("ckpt_columns", std::mem::offset_of!(LayerUniform, ckpt_columns)),
     ];
     let rust_layer: Vec<(String, u32)> = rust_layer.iter().map(|(n, o)| (n.to_string(), *o as u32)).collect();
     assert_eq!(layer, rust_layer);

@@ -252,6 +252,13 @@ impl Family {
     }
 
     /// Appends the forward of the delta rule: from q̂, k̂, v, the gates (and h0) to o and hT.
+    /// Whether the family stores its checkpoints a column at a time
+    /// ([`crate::LayerUniform::ckpt_columns`]): where the recurrent backward spreads each head's
+    /// columns over workgroups (its forward does too), whose warps each own a column.
+    pub(crate) fn checkpoints_by_column(&self, g: &Geometry) -> bool {
+        matches!(self, Family::Recurrent { .. }) && recurrent::backward_in_columns(g)
+    }
+
     /// The forward's q/k norm and gate kernel: for the chunk-solved recurrences (few heads), the
     /// one that also writes each k̂'s products with the three before it.
     pub(crate) fn qk_norm_kernel(&self, g: &Geometry) -> Kernel {

@@ -75,6 +75,7 @@ impl Geometry<'_> {
             chunk_bwd_base: to_u32("batch", chunk_bwd_base)?,
             gate_parts_base: to_u32("batch", gate_parts_base)?,
             hat_parts: to_u32("batch", self.family.hat_parts(self))?,
+            ckpt_columns: self.family.checkpoints_by_column(self).into(),
         })
     }
 }

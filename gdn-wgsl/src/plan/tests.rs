@@ -127,6 +127,13 @@ fn the_recurrent_backward_spreads_columns_for_few_heads_within_its_memory_bound(
         assert!(recurrences.next().is_none());
         let hat_words = plan.buffer(Work::DqkHatHeads.into()).unwrap().words();
         assert_eq!(hat_words % (2 * seqs * tokens * 8 * 16), 0);
+        // The checkpoints are kept by column exactly where the column backward reads them.
+        let Contents::Uniform(bytes) = &plan.buffer(Work::Layer.into()).unwrap().contents else {
+            panic!("the layer uniform")
+        };
+        let layer: crate::LayerUniform = bytemuck::pod_read_unaligned(bytes);
+        let in_columns = stage.kernel.name().starts_with("recurrence_backward_columns");
+        assert_eq!(layer.ckpt_columns, u32::from(in_columns));
         (stage.kernel, stage.workgroups, hat_words / (2 * seqs * tokens * 8 * 16))
     };
     // dv = 24: few heads by the per-token forward's two blocks of 16 columns a head; the column
