@@ -114,19 +114,19 @@ pub const RECURRENT_CHUNK: u32 = 4;
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
 /// Tokens the few-heads recurrent forward stages in workgroup memory at a time, a multiple of
-/// [`RECURRENT_CHUNK`]: 16 at dk = 128 (8 and 32 measured 10 % slower and no faster on the H200),
-/// half that in the portable kernel, whose sums take workgroup memory too (lavapipe's 32 KiB).
-fn recurrent_stage(dims: HeadDims, portable: bool) -> u32 {
-    let floats = if portable { 1024 } else { 2048 };
-    (floats / dims.dk).clamp(RECURRENT_CHUNK, 32) / RECURRENT_CHUNK * RECURRENT_CHUNK
+/// [`RECURRENT_CHUNK`]: 16 at dk = 128 (8 and 32 measured 10 % slower and no faster on the H200).
+/// The staged q̂ and k̂ then take at most 24 KiB (dk = 256), which leaves the portable kernel's lane
+/// partials room within lavapipe's 32 KiB.
+fn recurrent_stage(dims: HeadDims) -> u32 {
+    (2048 / dims.dk).clamp(RECURRENT_CHUNK, 32) / RECURRENT_CHUNK * RECURRENT_CHUNK
 }
 
 /// Floats of the few-heads recurrent forward's staged inputs
 /// (`templates/recurrence_forward_chunks.wgsl`): q̂ and k̂ of its rows, v of its columns, each a
 /// row of quads padded to an odd count, and five values a token.
-fn recurrent_stage_floats(dims: HeadDims, portable: bool) -> u32 {
+fn recurrent_stage_floats(dims: HeadDims) -> u32 {
     let layout = LaneLayout::recurrent_forward_chunks(dims);
-    let quads = recurrent_stage(dims, portable) / RECURRENT_CHUNK;
+    let quads = recurrent_stage(dims) / RECURRENT_CHUNK;
     let stride = quads | 1;
     let rows = layout.rows_per_lane * layout.row_lanes;
     4 * stride * (2 * rows + layout.columns()) + 5 * 4 * quads
@@ -443,7 +443,7 @@ impl Kernel {
                 let layout = LaneLayout::recurrent_forward_chunks(dims);
                 let portable = self == Kernel::RecurrenceForwardChunksPortable;
                 let sums = if portable { 4 * layout.threads() } else { 0 };
-                recurrent_stage_floats(dims, portable) + sums
+                recurrent_stage_floats(dims) + sums
             }
             Kernel::RecurrenceBackward => {
                 let t = Tiling::backward(dims);
@@ -536,11 +536,10 @@ impl Kernel {
             }
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 let layout = LaneLayout::recurrent_forward_chunks(dims);
-                let portable = self == Kernel::RecurrenceForwardChunksPortable;
                 let mut constants = layout.constants(dims);
                 constants.extend([
                     ("CB", layout.columns()),
-                    ("STAGE", recurrent_stage(dims, portable)),
+                    ("STAGE", recurrent_stage(dims)),
                     ("CHUNK", RECURRENT_CHUNK),
                 ]);
                 constants

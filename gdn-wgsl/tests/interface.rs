@@ -71,6 +71,19 @@ fn declared_bindings_workgroup_size_and_memory_match_the_metadata() {
     }
 }
 
+/// lavapipe (CI's adapter) offers 32 KiB of workgroup memory and subgroups of 8: every f32 kernel
+/// it runs (all but the tensor-core ones and the shuffle kernels, whose portable twins it runs
+/// instead) fits at every head size.
+#[test]
+fn every_kernel_a_software_adapter_runs_fits_its_workgroup_memory() {
+    for source in variants() {
+        let (kernel, dims) = (source.kernel, source.dims);
+        if kernel.precision() == Precision::F32 && !kernel.needs_wide_subgroups() {
+            assert!(source.workgroup_bytes <= 32 * 1024, "{kernel:?} {dims}: {} bytes", source.workgroup_bytes);
+        }
+    }
+}
+
 /// Cooperative loads and stores need 16-byte aligned workgroup addresses; a driver may lay the
 /// workgroup variables out in any order, so in the tensor-core variants every one of them is a
 /// multiple of 16 bytes (a lone 4-byte atomic once shifted the staging and every output was wrong).
