@@ -251,7 +251,6 @@ impl Family {
         }
     }
 
-    /// Appends the forward of the delta rule: from q̂, k̂, v, the gates (and h0) to o and hT.
     /// Whether the family stores its checkpoints a column at a time
     /// ([`crate::LayerUniform::ckpt_columns`]): where the recurrent backward spreads each head's
     /// columns over workgroups (its forward does too), whose warps each own a column.
@@ -268,6 +267,7 @@ impl Family {
         }
     }
 
+    /// Appends the forward of the delta rule: from q̂, k̂, v, the gates (and h0) to o and hT.
     pub(crate) fn forward(&self, stages: &mut Stages) -> Result<(), PlanError> {
         match self {
             Family::Recurrent { .. } => recurrent::forward(stages),
