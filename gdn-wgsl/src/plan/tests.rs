@@ -101,6 +101,11 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
         let mut recurrences = plan.forward.iter().filter(|s| s.kernel.name().starts_with("recurrence_forward"));
         let stage = recurrences.next().expect("a recurrent forward");
         assert!(recurrences.next().is_none());
+        // The key products the chunk-solved forward reads are written exactly where it runs.
+        let chunks = stage.kernel.name().starts_with("recurrence_forward_chunks");
+        let norm = plan.forward.iter().find(|s| s.kernel.name().starts_with("qk_norm_gates")).expect("a q/k norm");
+        let products = if chunks { Kernel::QkNormGatesProductsForward } else { Kernel::QkNormGatesForward };
+        assert_eq!(norm.kernel, products);
         (stage.kernel, stage.workgroups)
     };
     // dv = 16: one workgroup of 16 columns per (sequence, value head) token by token, four of 4
