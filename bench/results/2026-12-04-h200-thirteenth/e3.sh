@@ -14,6 +14,9 @@ OLD=bench/results/2026-12-04-h200-thirteenth/c833c7d
 S4="--preset qwen3-next --nk 2 --nv 4 --batch 1 --seq 128 --repeat 20 --profile --family recurrent"
 D256="--preset qwen3-next --nk 1 --nv 2 --dk 256 --dv 256 --batch 1 --seq 128 --repeat 10 --family recurrent --profile --state"
 run s4 60 $B/gdn-check run $S4
+# The shuffle twins of the changed kernels at odd shapes (lavapipe runs only the portable ones).
+for i in 13 4 3 1; do run odd-i$i 60 $B/gdn-check run --preset qwen3-next --nk 1 --nv 2 --dk 24 --dv 48 --batch 2 --seq 37 --state --checkpoint-interval $i --family recurrent --repeat 1; done
+run odd-kk6 60 $B/gdn-check run --preset qwen3-next --nk 1 --nv 3 --dk 32 --dv 16 --kk 6 --batch 3 --seq 20 --family recurrent --repeat 1
 GDN_KERNEL_DIR=$OLD run s4-c833c7d 60 $B/gdn-check run $S4
 run s4-i4 60 $B/gdn-check run $S4 --checkpoint-interval 4
 GDN_KERNEL_DIR=$OLD run s4-i4-c833c7d 60 $B/gdn-check run $S4 --checkpoint-interval 4
