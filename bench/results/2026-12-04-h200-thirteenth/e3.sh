@@ -3,7 +3,7 @@
 # binary with c833c7d's three few-head kernels as GDN_KERNEL_DIR overrides (c833c7d/: the forward
 # and backward recurrences that sum the key products over the rows, and the q/k norm without them,
 # under the name HEAD dispatches): S4 (both profiles) and S4 at interval 4 (no replay), dk = 256,
-# 6dddcc5's column backward (twelfth/), timing-only variants (variants/), intervals at S4 and 1 x 1024, the pick, S1 chunked (the
+# 6dddcc5's column backward (twelfth/), timing-only variants (.dev/variants), intervals at S4 and 1 x 1024, the pick, S1 chunked (the
 # shared row_sum4), fla's S4 beside, the device suite, campaigns.
 set -u
 O=${OUT:-out}; W=/tmp/e3; rm -rf $W; mkdir -p $O $W; B=.dev/bin; t0=$SECONDS
@@ -23,8 +23,9 @@ GDN_KERNEL_DIR=$OLD run s4-i4-c833c7d 60 $B/gdn-check run $S4 --checkpoint-inter
 run d256 60 $B/gdn-check run $D256
 GDN_KERNEL_DIR=$OLD run d256-c833c7d 60 $B/gdn-check run $D256
 GDN_KERNEL_DIR=bench/results/2026-12-04-h200-twelfth/6dddcc5 run s4-6dddcc5-bwd 60 $B/gdn-check run $S4
-# Where a chunk's time goes now: timing-only variants of HEAD's kernels (variants/, wrong by design).
-for v in fnosum fnostage fnostore bnosum bnobar bnorep; do GDN_KERNEL_DIR=bench/results/2026-12-04-h200-thirteenth/variants/$v run s4-$v 60 $B/gdn-check run $S4; done
+# Where a chunk's time goes now: timing-only variants of HEAD's kernels (make_variants.py wrote
+# them into .dev/variants; wrong by design).
+for v in fnosum fnostage fnostore bnosum bnobar bnorep; do GDN_KERNEL_DIR=.dev/variants/$v run s4-$v 60 $B/gdn-check run $S4; done
 run stats 60 $B/gdn-check kernel-stats --kernel recurrence_
 GDN_KERNEL_DIR=$OLD run stats-c833c7d 60 $B/gdn-check kernel-stats --kernel recurrence_
 pack

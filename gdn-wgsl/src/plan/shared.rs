@@ -155,14 +155,25 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     stages.push(Kernel::QkNormBackward, tokens * config.nk)?;
     stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
     stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
-    // Every sum's partials in one dispatch (dconv's: every tap of a channel in one invocation
-    // where the taps fit the window), then every total in one.
+    // Every sum's partials in one dispatch, then every total in one.
     let sums = reductions(g);
-    let groups = |r: &ReduceUniform| r.cols.div_ceil(COLUMNS) as usize;
-    let dconv_groups =
-        if config.kk <= CONV_WINDOW as usize { config.channels().div_ceil(COLUMNS as usize) } else { groups(&sums[0]) };
-    let partial_jobs =
-        |(n, r): (usize, &ReduceUniform)| if n == 0 { dconv_groups } else { groups(r) } * r.blocks as usize;
-    stages.push(Kernel::ColumnSumsPartial, sums.iter().enumerate().map(partial_jobs).sum())?;
-    stages.push(Kernel::ColumnSumsFinish, sums.iter().map(groups).sum())
+    let partial_jobs = (0..sums.len()).map(|which| partial_groups(g, &sums, which) * sums[which].blocks as usize);
+    stages.push(Kernel::ColumnSumsPartial, partial_jobs.sum())?;
+    stages.push(Kernel::ColumnSumsFinish, sums.iter().map(column_groups).sum())
+}
+
+/// Groups of COLUMNS columns of a sum (`templates/column_sums.wgsl`'s `column_groups`).
+fn column_groups(sum: &ReduceUniform) -> usize {
+    sum.cols.div_ceil(COLUMNS) as usize
+}
+
+/// Groups of sum `which`'s partial jobs in a block of rows (`column_sums.wgsl`'s
+/// `partial_groups`): its column groups, but dconv's (sum 0) are of COLUMNS channels where one
+/// invocation takes every tap of a channel (kk ≤ CONV_WINDOW).
+fn partial_groups(g: &Geometry, sums: &[ReduceUniform; 4], which: usize) -> usize {
+    if which == 0 && g.config.kk <= CONV_WINDOW as usize {
+        g.config.channels().div_ceil(COLUMNS as usize)
+    } else {
+        column_groups(&sums[which])
+    }
 }
