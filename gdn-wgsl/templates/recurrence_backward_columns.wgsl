@@ -132,16 +132,19 @@ fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32
     x.p1 = vec4<f32>(qk_hat[p.x], qk_hat[p.y], qk_hat[p.z], qk_hat[p.w]);
     x.p2 = vec4<f32>(qk_hat[p.x + 1u], qk_hat[p.y + 1u], qk_hat[p.z + 1u], qk_hat[p.w + 1u]);
     x.p3 = vec4<f32>(qk_hat[p.x + 2u], qk_hat[p.y + 2u], qk_hat[p.z + 2u], qk_hat[p.w + 2u]);
+    // Both places are read and one kept, the other at its buffer's element 0 (one cached word for
+    // every lane): a branch between them kept this chunk's loads from being in flight while the
+    // chunk before it ran (H200, S4: 81 µs against 57).
+    let every_chunk = layer.ckpt_interval == CHUNK;
     let saved = scratch_chunk(unit, (tc - t0) / CHUNK);
     let checkpoint = checkpoints + ((tc - t0) / CHUNK) * layer.nv * DK * DV + col * DK;
     for (var i = 0u; i < RY; i = i + 1u) {
         let row = rl + ROW_LANES * i;
         x.q[i] = hat_rows(0u, at, key, row, live);
-        if (layer.ckpt_interval == CHUNK) {
-            x.start[i] = select(0.0, ckpt[checkpoint + min(row, DK - 1u)], row < DK && columns);
-        } else {
-            x.start[i] = select(0.0, scratch[saved + min(row, DK - 1u)], row < DK);
-        }
+        let row_at = min(row, DK - 1u);
+        let in_scratch = scratch[select(saved + row_at, 0u, every_chunk)];
+        let in_checkpoint = ckpt[select(0u, checkpoint + row_at, every_chunk)];
+        x.start[i] = select(0.0, select(in_scratch, in_checkpoint, every_chunk), row < DK && columns);
     }
     return x;
 }
