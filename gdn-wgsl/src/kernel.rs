@@ -750,6 +750,7 @@ const ADD_INTO: Spec = Spec {
 };
 
 const RESIDUALS: (&str, &str) = ("residuals", include_str!("../templates/residuals.wgsl"));
+const CHUNK_ROWS: (&str, &str) = ("chunk_rows", include_str!("../templates/chunk_rows.wgsl"));
 const ROW_LANES_SUBGROUP: (&str, &str) = ("row_lanes_subgroup", include_str!("../templates/row_lanes_subgroup.wgsl"));
 const CHUNK_LANES_SUBGROUP: (&str, &str) =
     ("chunk_lanes_subgroup", include_str!("../templates/chunk_lanes_subgroup.wgsl"));
@@ -790,14 +791,14 @@ const RECURRENCE_FORWARD_CHUNKS_TEMPLATE: &str = include_str!("../templates/recu
 const RECURRENCE_FORWARD_CHUNKS: Spec = Spec {
     name: "recurrence_forward_chunks",
     template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP],
     bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 
 const RECURRENCE_FORWARD_CHUNKS_PORTABLE: Spec = Spec {
     name: "recurrence_forward_chunks_portable",
     template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP],
     bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 
@@ -858,14 +859,14 @@ const RECURRENCE_BACKWARD_COLUMNS_TEMPLATE: &str = include_str!("../templates/re
 const RECURRENCE_BACKWARD_COLUMNS: Spec = Spec {
     name: "recurrence_backward_columns",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP],
     bindings: RECURRENCE_BACKWARD_COLUMNS_BINDINGS,
 };
 
 const RECURRENCE_BACKWARD_COLUMNS_PORTABLE: Spec = Spec {
     name: "recurrence_backward_columns_portable",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP],
     bindings: RECURRENCE_BACKWARD_COLUMNS_BINDINGS,
 };
 

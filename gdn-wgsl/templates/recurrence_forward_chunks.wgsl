@@ -40,13 +40,15 @@ var<workgroup> staged_q: array<vec4<f32>, ROWS * QUAD_STRIDE>;
 var<workgroup> staged_v: array<vec4<f32>, CB * QUAD_STRIDE>;
 var<workgroup> staged_tokens: array<vec4<f32>, 5u * QUADS>;
 
-// A lane's share of a stage, in registers between its loads and its stores.
-const STAGE_QK: u32 = (STAGE * ROWS + THREADS - 1u) / THREADS;
-const STAGE_V: u32 = (STAGE * CB + THREADS - 1u) / THREADS;
+// A lane's share of a stage, in registers between its loads and its stores: rows of q̂ and k̂ and
+// columns of v, each for a quad of four tokens (one 16-byte store into workgroup memory), the
+// lane's (row or column, quad) pairs e = tid + THREADS·j.
+const STAGE_QK: u32 = (QUADS * ROWS + THREADS - 1u) / THREADS;
+const STAGE_V: u32 = (QUADS * CB + THREADS - 1u) / THREADS;
 struct Stage {
-    k: array<f32, STAGE_QK>,
-    q: array<f32, STAGE_QK>,
-    v: array<f32, STAGE_V>,
+    k: array<vec4<f32>, STAGE_QK>,
+    q: array<vec4<f32>, STAGE_QK>,
+    v: array<vec4<f32>, STAGE_V>,
     // g, β and the three key products of token tid (tid < STAGE).
     gates: vec2<f32>,
     products: vec3<f32>,
@@ -58,19 +60,18 @@ fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, tid: u32) -> St
     var x: Stage;
     let last = min(max(end, 1u), layer.tokens) - 1u;
     for (var j = 0u; j < STAGE_QK; j = j + 1u) {
-        let e = min(tid + THREADS * j, STAGE * ROWS - 1u);
-        let t = first + e / ROWS;
-        let row = e % ROWS;
-        let at = min(t, last);
-        let live = t < end && row < DK;
-        x.k[j] = select(0.0, qk_hat[hat_at(1u, at, key) + min(row, DK - 1u)], live);
-        x.q[j] = select(0.0, qk_hat[hat_at(0u, at, key) + min(row, DK - 1u)], live);
+        let e = min(tid + THREADS * j, QUADS * ROWS - 1u);
+        let t = vec4<u32>(first + e / ROWS * CHUNK) + vec4<u32>(0u, 1u, 2u, 3u);
+        let at = min(t, vec4<u32>(last));
+        let live = t < vec4<u32>(end);
+        x.k[j] = hat_rows(1u, at, key, e % ROWS, live);
+        x.q[j] = hat_rows(0u, at, key, e % ROWS, live);
     }
     for (var j = 0u; j < STAGE_V; j = j + 1u) {
-        let e = min(tid + THREADS * j, STAGE * CB - 1u);
-        let t = first + e / CB;
-        let at = t * layer.channels + 2u * layer.nk * DK + h * DV + min(col0 + e % CB, DV - 1u);
-        x.v[j] = select(0.0, y[min(at, layer.tokens * layer.channels - 1u)], t < end);
+        let e = min(tid + THREADS * j, QUADS * CB - 1u);
+        let t = vec4<u32>(first + e / CB * CHUNK) + vec4<u32>(0u, 1u, 2u, 3u);
+        let at = min(t * layer.channels + vec4<u32>(2u * layer.nk * DK + h * DV + min(col0 + e % CB, DV - 1u)), vec4<u32>(layer.tokens * layer.channels - 1u));
+        x.v[j] = select(vec4<f32>(0.0), vec4<f32>(y[at.x], y[at.y], y[at.z], y[at.w]), t < vec4<u32>(end));
     }
     let t = first + tid % STAGE;
     let at = min(t, last);
@@ -85,18 +86,16 @@ fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, tid: u32) -> St
 fn store_stage(x: Stage, tid: u32) {
     for (var j = 0u; j < STAGE_QK; j = j + 1u) {
         let e = tid + THREADS * j;
-        if (e < STAGE * ROWS) {
-            let t = e / ROWS;
-            let at = (e % ROWS) * QUAD_STRIDE + t / CHUNK;
-            staged_k[at][t % CHUNK] = x.k[j];
-            staged_q[at][t % CHUNK] = x.q[j];
+        if (e < QUADS * ROWS) {
+            let at = (e % ROWS) * QUAD_STRIDE + e / ROWS;
+            staged_k[at] = x.k[j];
+            staged_q[at] = x.q[j];
         }
     }
     for (var j = 0u; j < STAGE_V; j = j + 1u) {
         let e = tid + THREADS * j;
-        if (e < STAGE * CB) {
-            let t = e / CB;
-            staged_v[(e % CB) * QUAD_STRIDE + t / CHUNK][t % CHUNK] = x.v[j];
+        if (e < QUADS * CB) {
+            staged_v[(e % CB) * QUAD_STRIDE + e / CB] = x.v[j];
         }
     }
     if (tid < STAGE) {
