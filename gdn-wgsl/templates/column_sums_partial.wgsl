@@ -6,15 +6,26 @@
 // columns or channels, row block) of one sum, column groups fastest, the grid folded. Fixed
 // order: deterministic.
 
-// Element i of sum `which`'s term.
-fn term(which: u32, i: u32) -> f32 {
+// Rows [first, last) of column `col` of sum `which`'s term, summed in order. A loop for each
+// buffer, not a buffer picked by branch in one loop: a load inside a branch is waited for before the
+// branches join, so each row would wait a whole load latency (the column backward's lesson,
+// BENCHMARKS.md's fourteenth session).
+fn term_sum(which: u32, first: u32, last: u32, cols: u32, col: u32) -> f32 {
+    var acc = 0.0;
     if (which == 1u) {
-        return dnorm_term[i];
+        for (var row = first; row < last; row = row + 1u) {
+            acc = acc + dnorm_term[row * cols + col];
+        }
+    } else if (which == 2u) {
+        for (var row = first; row < last; row = row + 1u) {
+            acc = acc + dlog_term[row * cols + col];
+        }
+    } else {
+        for (var row = first; row < last; row = row + 1u) {
+            acc = acc + da[row * cols + col];
+        }
     }
-    if (which == 2u) {
-        return dlog_term[i];
-    }
-    return da[i];
+    return acc;
 }
 
 @compute @workgroup_size(COLUMNS)
@@ -38,9 +49,5 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let first = block * r.rows_per_block;
     let last = min(first + r.rows_per_block, r.rows);
-    var acc = 0.0;
-    for (var row = first; row < last; row = row + 1u) {
-        acc = acc + term(x.which, row * r.cols + col);
-    }
-    partial[r.partial_at + block * r.cols + col] = acc;
+    partial[r.partial_at + block * r.cols + col] = term_sum(x.which, first, last, r.cols, col);
 }

@@ -16,10 +16,18 @@ fn dconv_window_partial(job: u32, lid: u32) {
     let last = min(first + reduce_dconv.rows_per_block, reduce_dconv.rows);
     var window = window_before(first, c);
     var acc = vec4<f32>();
+    // The sequence of t, looked up again only where t reaches the end of the one before: a lookup
+    // every token would put two dependent loads (and the branch on them) into every token's chain.
+    var n = token_seq(first);
+    var start = seq_start(n);
+    var end = seq_end(n);
     for (var t = first; t < last; t = t + 1u) {
         window = vec4<f32>(window.yzw, qkv[t * layer.channels + c]);
-        let n = token_seq(t);
-        let start = seq_start(n);
+        if (t >= end) {
+            n = token_seq(t);
+            start = seq_start(n);
+            end = seq_end(n);
+        }
         var taps = vec4<f32>();
         for (var j = 0u; j < layer.kk; j = j + 1u) {
             let tap = windowed_tap(n, start, t, j, c, window);
