@@ -12,17 +12,13 @@ fn window_at(window: vec4<f32>, back: u32) -> f32 {
 // x[first − 1]), whatever sequence those belong to (the taps use them only inside their own); the
 // first token shifts itself in.
 fn window_before(first: u32, c: u32) -> vec4<f32> {
-    var window = vec4<f32>();
-    if (first >= 1u) {
-        window.w = qkv[(first - 1u) * layer.channels + c];
-    }
-    if (first >= 2u) {
-        window.z = qkv[(first - 2u) * layer.channels + c];
-    }
-    if (first >= 3u) {
-        window.y = qkv[(first - 3u) * layer.channels + c];
-    }
-    return window;
+    // Tokens before the batch's first read token 0, masked: loads under branches would each be
+    // waited for before the branches join, three load latencies where one does.
+    let back = vec3<u32>(3u, 2u, 1u);
+    let inside = vec3<u32>(first) >= back;
+    let at = select(vec3<u32>(0u), vec3<u32>(first) - back, inside) * layer.channels + vec3<u32>(c);
+    let x = vec3<f32>(qkv[at.x], qkv[at.y], qkv[at.z]);
+    return vec4<f32>(0.0, select(vec3<f32>(0.0), x, inside));
 }
 
 // The raw value tap j of the conv at token t reads (conv_tap), from the window where it holds it.
