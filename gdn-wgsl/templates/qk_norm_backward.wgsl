@@ -16,27 +16,23 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let k_at = q_at + layer.nk * DK;
     let heads = (t * layer.nv + i * layer.rep) * layer.hat_parts * DK;
     let k_heads = layer.tokens * layer.nv * layer.hat_parts * DK;
-    // This thread's elements m = tid + VEC·j of (q, k) and the rows' Σx², loaded before the sums so
-    // that their loads are in flight with the sums' (none under a branch: a load there is waited
-    // for before the branches join); elements past DK read element DK − 1 and are masked.
-    var x: array<vec2<f32>, PER_THREAD>;
-    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        let m = min(tid + VEC * j, DK - 1u);
-        x[j] = select(vec2<f32>(0.0), vec2<f32>(y[q_at + m], y[k_at + m]), tid + VEC * j < DK);
-    }
-    let ss = vec2<f32>(qk_ss[row], qk_ss[layer.tokens * layer.nk + row]);
-    // (dq̂, dk̂) at the same elements, summed once.
+    // This thread's elements m = tid + VEC·j of (dq̂, dk̂), summed once.
     let hats = summed_hat_grads(tid, heads, k_heads);
     var dots = vec2<f32>(0.0);
     for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        dots = dots + x[j] * hats[j];
+        let m = tid + VEC * j;
+        if (m < DK) {
+            dots = dots + vec2<f32>(y[q_at + m], y[k_at + m]) * hats[j];
+        }
     }
     let dot = row_sum2(tid, dots);
+    let ss = vec2<f32>(qk_ss[row], qk_ss[layer.tokens * layer.nk + row]);
     let inv = vec2<f32>(1.0 / (sqrt(ss.x) * sqrt(f32(DK))), 1.0 / sqrt(ss.y));
     for (var j = 0u; j < PER_THREAD; j = j + 1u) {
         let m = tid + VEC * j;
         if (m < DK) {
-            let dx = inv * hats[j] - x[j] * dot * inv / ss;
+            let x = vec2<f32>(y[q_at + m], y[k_at + m]);
+            let dx = inv * hats[j] - x * dot * inv / ss;
             dy[q_at + m] = dx.x;
             dy[k_at + m] = dx.y;
         }

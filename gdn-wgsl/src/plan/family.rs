@@ -7,7 +7,7 @@
 use super::buffer::{BufferId, Work};
 use super::geometry::Geometry;
 use super::{BufferSpec, PlanError, PlanOptions, Stages, chunked, recurrent};
-use crate::{HeadDims, Kernel, MAX_CHUNK, Precision};
+use crate::{HeadDims, Kernel, MAX_CHUNK, Precision, RECURRENT_CHUNK};
 use gdn_ref::LayerConfig;
 
 /// Longest sequence up to which a GPU trains a batch of few heads in f32 faster with the recurrent
@@ -16,6 +16,14 @@ use gdn_ref::LayerConfig;
 /// forward + backward, BENCHMARKS.md's eleventh session): 1 × 128 tokens 0.164 against 0.530 ms,
 /// 1 × 1 024 0.948 against 2.191 (longer sequences were not measured).
 pub const RECURRENT_TRAINING_TOKENS: usize = 1024;
+
+/// Checkpoint interval with which the recurrent family trains the batches it is picked for
+/// ([`Family::picked_for_batch`]): one chunk of the few-heads kernels ([`crate::RECURRENT_CHUNK`]),
+/// so that the forward saves the state entering every chunk and the column-block backward replays
+/// nothing, for eight times the checkpoint memory of the default interval. On the H200 (dk = dv =
+/// 128, nk 2, nv 4, forward + backward, BENCHMARKS.md's fourteenth session): 1 × 128 tokens 0.126
+/// against 0.139 ms at interval 32, 1 × 1 024 0.775 against 0.895.
+pub const RECURRENT_TRAINING_INTERVAL: usize = RECURRENT_CHUNK as usize;
 
 /// A family of kernels for the delta rule, with its knobs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,7 +106,7 @@ impl Family {
     /// [`Family::picked`]'s with its knob set for the batch ([`Family::for_batch`]), but for
     /// training in f32 on a GPU the recurrent family where the batch has few heads and no sequence
     /// longer than [`RECURRENT_TRAINING_TOKENS`], its backward then spreading each head's columns
-    /// over workgroups.
+    /// over workgroups, checkpointed every [`RECURRENT_TRAINING_INTERVAL`] tokens.
     pub fn picked_for_batch(
         software: bool,
         storage_buffers: u32,
@@ -108,8 +116,10 @@ impl Family {
         offsets: &[usize],
     ) -> Self {
         let gpu_training = backward && !software && precision == Precision::F32;
-        if gpu_training && recurrent_fits(backward, storage_buffers) && recurrent_trains_faster(config, offsets) {
-            return Family::recurrent();
+        if gpu_training && recurrent_fits(backward, storage_buffers) {
+            if let Some(family) = recurrent_for_training(config, offsets) {
+                return family;
+            }
         }
         let lengths = offsets.windows(2).map(|w| w[1].saturating_sub(w[0]));
         Family::picked(software, storage_buffers, backward, precision).for_batch(lengths, config.nv, precision)
@@ -291,17 +301,22 @@ fn recurrent_fits(backward: bool, storage_buffers: u32) -> bool {
     !backward || Kernel::RecurrenceBackward.storage_buffers() <= storage_buffers
 }
 
-/// Whether a batch (its sequence `offsets`) of these heads is short enough and has few enough heads
-/// for the recurrent family to train it faster than the chunked one ([`RECURRENT_TRAINING_TOKENS`]).
-fn recurrent_trains_faster(config: &LayerConfig, offsets: &[usize]) -> bool {
+/// The recurrent family with which a batch (its sequence `offsets`) of these heads trains faster
+/// than with the chunked one, if any: where its sequences are short enough
+/// ([`RECURRENT_TRAINING_TOKENS`]) and its heads few enough for the backward to spread each head's
+/// columns over workgroups, at [`RECURRENT_TRAINING_INTERVAL`]. Its checkpoints then take dk·dv/4
+/// words a (token, value head), half the column-block backward's dq̂/dk̂ partials, which
+/// `recurrent::backward_in_columns` keeps within what lavapipe binds.
+fn recurrent_for_training(config: &LayerConfig, offsets: &[usize]) -> Option<Family> {
     let longest = offsets.windows(2).map(|w| w[1].saturating_sub(w[0])).max().unwrap_or(0);
     let (Ok(dims), true) = (HeadDims::new(config.dk, config.dv), longest <= RECURRENT_TRAINING_TOKENS) else {
-        return false;
+        return None;
     };
-    let family = Family::recurrent().fitted(longest, Precision::F32);
+    let picked = Family::Recurrent { checkpoint_interval: RECURRENT_TRAINING_INTERVAL };
+    let family = picked.fitted(longest, Precision::F32);
     let options = PlanOptions { family, backward: true, ..PlanOptions::default() };
     let g = Geometry { config, dims, family, precision: Precision::F32, options: &options, offsets };
-    recurrent::backward_in_columns(&g)
+    recurrent::backward_in_columns(&g).then_some(picked)
 }
 
 #[cfg(test)]
@@ -356,10 +371,12 @@ mod tests {
         let gpu = |offsets: &[usize], storage_buffers: u32, precision: Precision| {
             Family::picked_for_batch(false, storage_buffers, true, precision, &qwen, offsets)
         };
-        // S4 and up to RECURRENT_TRAINING_TOKENS tokens a sequence: recurrent.
-        assert_eq!(gpu(&[0, 128], 16, Precision::F32), Family::recurrent());
-        assert_eq!(gpu(&[0, 512, 1024], 16, Precision::F32), Family::recurrent());
-        assert_eq!(gpu(&[0, 1024], 16, Precision::F32), Family::recurrent());
+        // S4 and up to RECURRENT_TRAINING_TOKENS tokens a sequence: recurrent, a checkpoint a chunk.
+        let every_chunk = Family::Recurrent { checkpoint_interval: RECURRENT_TRAINING_INTERVAL };
+        assert_eq!(RECURRENT_TRAINING_INTERVAL, RECURRENT_CHUNK as usize);
+        assert_eq!(gpu(&[0, 128], 16, Precision::F32), every_chunk);
+        assert_eq!(gpu(&[0, 512, 1024], 16, Precision::F32), every_chunk);
+        assert_eq!(gpu(&[0, 1024], 16, Precision::F32), every_chunk);
         // Longer, on tensor cores, or where the recurrent backward's buffers do not fit the device:
         // the chunked family, its knob set for the batch.
         assert_eq!(gpu(&[0, 1025], 16, Precision::F32), Family::chunked());

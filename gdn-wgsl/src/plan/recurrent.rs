@@ -91,14 +91,20 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
         let states = heads.saturating_mul(interval - 1).saturating_mul((back.ry * back.rx * back.threads()) as usize);
         states.saturating_add(heads.saturating_mul(interval).saturating_mul(back.columns() as usize))
     };
-    // After the checkpoints, room for the forward's r where the column-block backward replays
-    // from it (`templates/residuals.wgsl`; the forward writes it where there is room).
-    let residuals = if g.options.backward && backward_in_columns(g) { g.tokens() * config.nv * config.dv } else { 0 };
     vec![
-        BufferSpec::f32(Work::Ckpt, g.stored_states() * config.nv * config.state_size() + residuals),
+        BufferSpec::f32(Work::Ckpt, checkpoint_words(g)),
         BufferSpec::f32(Work::Scratch, scratch),
         BufferSpec::f32(Work::GateGradParts, 2 * g.tokens() * config.nv * gate_parts(g)),
     ]
+}
+
+/// Words of the checkpoint buffer: the stored states, then room for the forward's r where the
+/// column-block backward replays from it (`templates/residuals.wgsl`; the forward writes it where
+/// there is room).
+pub(crate) fn checkpoint_words(g: &Geometry) -> usize {
+    let config = g.config;
+    let residuals = if g.options.backward && backward_in_columns(g) { g.tokens() * config.nv * config.dv } else { 0 };
+    g.stored_states() * config.nv * config.state_size() + residuals
 }
 
 /// Workgroups of the per-token forward below which the forward solves chunks instead
