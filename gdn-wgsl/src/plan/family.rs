@@ -116,10 +116,11 @@ impl Family {
         offsets: &[usize],
     ) -> Self {
         let gpu_training = backward && !software && precision == Precision::F32;
-        if gpu_training && recurrent_fits(backward, storage_buffers) {
-            if let Some(family) = recurrent_for_training(config, offsets) {
-                return family;
-            }
+        if gpu_training
+            && recurrent_fits(backward, storage_buffers)
+            && let Some(family) = recurrent_for_training(config, offsets)
+        {
+            return family;
         }
         let lengths = offsets.windows(2).map(|w| w[1].saturating_sub(w[0]));
         Family::picked(software, storage_buffers, backward, precision).for_batch(lengths, config.nv, precision)
