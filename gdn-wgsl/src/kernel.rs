@@ -114,9 +114,10 @@ pub const RECURRENT_CHUNK: u32 = 4;
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
 /// Tokens the few-heads recurrent forward stages in workgroup memory at a time, a multiple of
-/// [`RECURRENT_CHUNK`]: 16 at dk = 128 (8 and 32 measured 10 % slower and no faster on the H200).
-/// The staged q̂ and k̂ then take at most 24 KiB (dk = 256), which leaves the portable kernel's lane
-/// partials room within lavapipe's 32 KiB.
+/// [`RECURRENT_CHUNK`]: 16 at dk = 128. The staged q̂ and k̂ then take at most 24 KiB (dk = 256),
+/// which leaves the portable kernel's lane partials room within lavapipe's and Apple's 32 KiB. On
+/// the H200 at S4 (BENCHMARKS.md, fourteenth session) 8 tokens ran no faster and 32 ran the
+/// forward 2 µs faster, but take 38 KB at dk = 128.
 fn recurrent_stage(dims: HeadDims) -> u32 {
     (2048 / dims.dk).clamp(RECURRENT_CHUNK, 32) / RECURRENT_CHUNK * RECURRENT_CHUNK
 }

@@ -101,7 +101,7 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
 /// Words of the checkpoint buffer: the stored states, then room for the forward's r where the
 /// column-block backward replays from it (`templates/residuals.wgsl`; the forward writes it where
 /// there is room).
-pub(crate) fn checkpoint_words(g: &Geometry) -> usize {
+fn checkpoint_words(g: &Geometry) -> usize {
     let config = g.config;
     let residuals = if g.options.backward && backward_in_columns(g) { g.tokens() * config.nv * config.dv } else { 0 };
     g.stored_states() * config.nv * config.state_size() + residuals
