@@ -424,6 +424,7 @@ pub(crate) fn laid_out(
             backward: options.backward,
             storage: options.storage,
             subgroups: ctx.has_wide_subgroups(),
+            storage_buffers: ctx.device().limits().max_storage_buffers_per_shader_stage,
         };
         let plan = LayerPlan::new(config, offsets, &plan_options)?;
         for spec in plan.buffers.iter().filter(|spec| matches!(spec.contents, Contents::Storage { .. })) {

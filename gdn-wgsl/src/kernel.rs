@@ -144,6 +144,11 @@ pub enum Kernel {
     /// [`Kernel::QkNormGatesForward`] that also writes each k̂'s products with the three k̂ before
     /// it, which the chunk-solved recurrences read instead of summing them over the rows.
     QkNormGatesProductsForward,
+    /// [`Kernel::ConvForward`] and [`Kernel::QkNormGatesProductsForward`] in one dispatch: each
+    /// (token, key head) computes the conv of its q, k and value channels from the raw projection,
+    /// its taps in one round of loads. It binds 13 storage buffers, so the plan takes it only where
+    /// the device allows as many, and only for kk ≤ [`CONV_WINDOW`].
+    ConvQkNormGatesProductsForward,
     /// The delta rule, forward, with checkpoints; its column sums are subgroup shuffles: it needs
     /// wgpu's `SUBGROUP` with subgroups of at least [`LANE_BLOCK`] invocations.
     RecurrenceForward,
@@ -171,10 +176,13 @@ pub enum Kernel {
     RecurrenceBackwardColumns,
     /// [`Kernel::RecurrenceBackwardColumns`] with its sums through workgroup memory.
     RecurrenceBackwardColumnsPortable,
-    /// Gates backward.
-    GatesBackward,
-    /// L2 norms backward, summing the value heads of each key head.
+    /// L2 norms backward, summing the value heads of each key head, and the gates' backward (one
+    /// dispatch).
     QkNormBackward,
+    /// [`Kernel::QkNormBackward`] and [`Kernel::ConvBackwardPre`] in one dispatch: each (token,
+    /// key head) recomputes the conv's pre-activation of its channels and writes their `dpre`.
+    /// Taken where [`Kernel::ConvQkNormGatesProductsForward`] is (13 storage buffers).
+    QkNormConvBackward,
     /// `dpre = dy·silu'(pre)`.
     ConvBackwardPre,
     /// The conv's input gradient.
@@ -237,10 +245,11 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 40] = [
+    pub const ALL: [Kernel; 41] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::QkNormGatesProductsForward,
+        Kernel::ConvQkNormGatesProductsForward,
         Kernel::RecurrenceForward,
         Kernel::RecurrenceForwardPortable,
         Kernel::RecurrenceForwardChunks,
@@ -250,8 +259,8 @@ impl Kernel {
         Kernel::RecurrenceBackward,
         Kernel::RecurrenceBackwardColumns,
         Kernel::RecurrenceBackwardColumnsPortable,
-        Kernel::GatesBackward,
         Kernel::QkNormBackward,
+        Kernel::QkNormConvBackward,
         Kernel::ConvBackwardPre,
         Kernel::ConvBackwardInput,
         Kernel::ColumnSumsPartial,
@@ -292,7 +301,8 @@ impl Kernel {
             Kernel::WidenBf16 | Kernel::WidenF16 => "widen",
             Kernel::NarrowBf16 | Kernel::NarrowF16 => "narrow",
             Kernel::DecodeStepPortable => "decode_step",
-            Kernel::QkNormGatesProductsForward => "qk_norm_gates_forward",
+            Kernel::QkNormGatesProductsForward | Kernel::ConvQkNormGatesProductsForward => "qk_norm_gates_forward",
+            Kernel::QkNormConvBackward => "qk_norm_backward",
             Kernel::RecurrenceForwardPortable => "recurrence_forward",
             Kernel::RecurrenceForwardChunksPortable => "recurrence_forward_chunks",
             Kernel::RecurrenceBackwardColumnsPortable => "recurrence_backward_columns",
@@ -329,7 +339,6 @@ impl Kernel {
         !matches!(
             self,
             Kernel::ConvForward
-                | Kernel::GatesBackward
                 | Kernel::ConvBackwardPre
                 | Kernel::ConvBackwardInput
                 | Kernel::ColumnSumsPartial
@@ -375,7 +384,6 @@ impl Kernel {
     pub fn workgroup_size(self, dims: HeadDims) -> u32 {
         match self {
             Kernel::ConvForward
-            | Kernel::GatesBackward
             | Kernel::ConvBackwardPre
             | Kernel::ConvBackwardInput
             | Kernel::WidenBf16
@@ -386,7 +394,9 @@ impl Kernel {
             Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => COLUMNS,
             Kernel::QkNormGatesForward
             | Kernel::QkNormGatesProductsForward
+            | Kernel::ConvQkNormGatesProductsForward
             | Kernel::QkNormBackward
+            | Kernel::QkNormConvBackward
             | Kernel::NormForward
             | Kernel::NormBackward => VEC,
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
@@ -424,11 +434,11 @@ impl Kernel {
         let floats = match self {
             Kernel::QkNormGatesForward
             | Kernel::QkNormGatesProductsForward
+            | Kernel::ConvQkNormGatesProductsForward
             | Kernel::QkNormBackward
+            | Kernel::QkNormConvBackward
             | Kernel::NormForward
             | Kernel::NormBackward => 4 * VEC,
-            // each invocation's sums of its partials of dℓ and dβ.
-            Kernel::GatesBackward => 2 * ELEMENTS,
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
@@ -507,7 +517,6 @@ impl Kernel {
             Kernel::WidenBf16 | Kernel::WidenF16 | Kernel::NarrowBf16 | Kernel::NarrowF16 | Kernel::AddInto => {
                 vec![("ELEMENTS", ELEMENTS)]
             }
-            Kernel::GatesBackward => vec![("ELEMENTS", ELEMENTS)],
             Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => {
                 vec![
                     ("COLUMNS", COLUMNS),
@@ -517,10 +526,20 @@ impl Kernel {
                     ("CONV_WINDOW", CONV_WINDOW),
                 ]
             }
-            Kernel::QkNormBackward => vec![("DK", dims.dk), ("VEC", VEC)],
-            Kernel::QkNormGatesForward | Kernel::QkNormGatesProductsForward => {
-                let products = u32::from(self == Kernel::QkNormGatesProductsForward);
-                vec![("DK", dims.dk), ("VEC", VEC), ("KEY_PRODUCTS", products)]
+            Kernel::QkNormBackward | Kernel::QkNormConvBackward => {
+                vec![("DK", dims.dk), ("DV", dims.dv), ("VEC", VEC), ("CONV_WINDOW", CONV_WINDOW)]
+            }
+            Kernel::QkNormGatesForward
+            | Kernel::QkNormGatesProductsForward
+            | Kernel::ConvQkNormGatesProductsForward => {
+                let products = u32::from(self != Kernel::QkNormGatesForward);
+                vec![
+                    ("DK", dims.dk),
+                    ("DV", dims.dv),
+                    ("VEC", VEC),
+                    ("KEY_PRODUCTS", products),
+                    ("CONV_WINDOW", CONV_WINDOW),
+                ]
             }
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
             Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
@@ -591,6 +610,7 @@ impl Kernel {
             Kernel::ConvForward => &CONV_FORWARD,
             Kernel::QkNormGatesForward => &QK_NORM_GATES_FORWARD,
             Kernel::QkNormGatesProductsForward => &QK_NORM_GATES_PRODUCTS_FORWARD,
+            Kernel::ConvQkNormGatesProductsForward => &CONV_QK_NORM_GATES_PRODUCTS_FORWARD,
             Kernel::WidenBf16 => &WIDEN_BF16,
             Kernel::WidenF16 => &WIDEN_F16,
             Kernel::NarrowBf16 => &NARROW_BF16,
@@ -605,8 +625,8 @@ impl Kernel {
             Kernel::RecurrenceBackward => &RECURRENCE_BACKWARD,
             Kernel::RecurrenceBackwardColumns => &RECURRENCE_BACKWARD_COLUMNS,
             Kernel::RecurrenceBackwardColumnsPortable => &RECURRENCE_BACKWARD_COLUMNS_PORTABLE,
-            Kernel::GatesBackward => &GATES_BACKWARD,
             Kernel::QkNormBackward => &QK_NORM_BACKWARD,
+            Kernel::QkNormConvBackward => &QK_NORM_CONV_BACKWARD,
             Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
             Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
             Kernel::ColumnSumsPartial => &COLUMN_SUMS_PARTIAL,
@@ -704,18 +724,43 @@ const CONV_FORWARD: Spec = Spec {
 const QK_NORM_GATES_FORWARD: Spec = Spec {
     name: "qk_norm_gates_forward",
     template: QK_NORM_GATES_FORWARD_TEMPLATE,
-    snippets: &[QK_ROWS, ROW_SUM],
+    snippets: &[QK_ROWS, ROW_SUM, QK_INPUTS_STORED],
     bindings: QK_NORM_GATES_FORWARD_BINDINGS,
 };
 
 const QK_NORM_GATES_PRODUCTS_FORWARD: Spec = Spec {
     name: "qk_norm_gates_products_forward",
     template: QK_NORM_GATES_FORWARD_TEMPLATE,
-    snippets: &[QK_ROWS, ROW_SUM],
+    snippets: &[QK_ROWS, ROW_SUM, QK_INPUTS_STORED],
     bindings: QK_NORM_GATES_FORWARD_BINDINGS,
 };
 
+const CONV_QK_NORM_GATES_PRODUCTS_FORWARD: Spec = Spec {
+    name: "conv_qk_norm_gates_products_forward",
+    template: QK_NORM_GATES_FORWARD_TEMPLATE,
+    snippets: &[SEQUENCES, CONV_TAP, CONV_AT, QK_ROWS, ROW_SUM, QK_INPUTS_CONV],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
+        bind("conv", ReadF32),
+        bind("a", ReadF32),
+        bind("b", ReadF32),
+        bind("a_log", ReadF32),
+        bind("dt_bias", ReadF32),
+        bind("y", WriteF32),
+        bind("final_conv_state", WriteF32),
+        bind("qk_hat", WriteF32),
+        bind("qk_ss", WriteF32),
+        bind("gates", WriteF32),
+    ],
+};
+
 const QK_NORM_GATES_FORWARD_TEMPLATE: &str = include_str!("../templates/qk_norm_gates_forward.wgsl");
+const QK_INPUTS_STORED: (&str, &str) = ("qk_inputs_stored", include_str!("../templates/qk_inputs_stored.wgsl"));
+const QK_INPUTS_CONV: (&str, &str) = ("qk_inputs_conv", include_str!("../templates/qk_inputs_conv.wgsl"));
+const CONV_AT: (&str, &str) = ("conv_at", include_str!("../templates/conv_at.wgsl"));
 
 const QK_NORM_GATES_FORWARD_BINDINGS: &[Binding] = &[
     bind("layer", LayerUniform),
@@ -886,34 +931,51 @@ const RECURRENCE_BACKWARD_COLUMNS_BINDINGS: &[Binding] = &[
     bind("dh0", WriteF32),
 ];
 
-const GATES_BACKWARD: Spec = Spec {
-    name: "gates_backward",
-    template: include_str!("../templates/gates_backward.wgsl"),
-    snippets: &[GATE_VALUES],
+const QK_NORM_BACKWARD_TEMPLATE: &str = include_str!("../templates/qk_norm_backward.wgsl");
+
+const QK_NORM_BACKWARD: Spec = Spec {
+    name: "qk_norm_backward",
+    template: QK_NORM_BACKWARD_TEMPLATE,
+    snippets: &[ROW_SUM, GATE_VALUES, ("qk_grads_stored", include_str!("../templates/qk_grads_stored.wgsl"))],
     bindings: &[
         bind("layer", LayerUniform),
-        bind("a", ReadF32),
-        bind("b", ReadF32),
-        bind("a_log", ReadF32),
-        bind("dt_bias", ReadF32),
+        bind("y", ReadF32),
+        bind("qk_ss", ReadF32),
+        bind("dqk_hat_heads", ReadF32),
         bind("gates", ReadF32),
         bind("gate_grad_parts", ReadF32),
+        bind("dy", WriteF32),
         bind("da", WriteF32),
         bind("db", WriteF32),
         bind("dlog_term", WriteF32),
     ],
 };
 
-const QK_NORM_BACKWARD: Spec = Spec {
-    name: "qk_norm_backward",
-    template: include_str!("../templates/qk_norm_backward.wgsl"),
-    snippets: &[ROW_SUM],
+const QK_NORM_CONV_BACKWARD: Spec = Spec {
+    name: "qk_norm_conv_backward",
+    template: QK_NORM_BACKWARD_TEMPLATE,
+    snippets: &[
+        SEQUENCES,
+        CONV_AT,
+        ROW_SUM,
+        GATE_VALUES,
+        ("qk_grads_conv", include_str!("../templates/qk_grads_conv.wgsl")),
+    ],
     bindings: &[
         bind("layer", LayerUniform),
-        bind("y", ReadF32),
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
+        bind("conv", ReadF32),
         bind("qk_ss", ReadF32),
         bind("dqk_hat_heads", ReadF32),
-        bind("dy", WriteF32),
+        bind("gates", ReadF32),
+        bind("gate_grad_parts", ReadF32),
+        bind("dy", ReadF32),
+        bind("dpre", WriteF32),
+        bind("da", WriteF32),
+        bind("db", WriteF32),
+        bind("dlog_term", WriteF32),
     ],
 };
 

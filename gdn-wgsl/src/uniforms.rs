@@ -31,7 +31,7 @@ pub struct LayerUniform {
     /// ε of the gated RMSNorm.
     pub rms_eps: f32,
     /// Partial sums per (token, value head) of `dℓ` and `dβ` that the family's backward writes into
-    /// `gate_grad_parts` and `gates_backward` adds up.
+    /// `gate_grad_parts` and `qk_norm_backward` adds up.
     pub gate_parts: u32,
     /// 1 when a conv state `[seqs, kk − 1, C]` is given (else positions before a sequence's start
     /// read zero, and neither the final conv state nor `dconv_state` is written).

@@ -1,6 +1,13 @@
 // Sums dq̂ and dk̂ over the rep value heads of a key head (and over the layer.hat_parts partial rows
 // the family's backward writes per value head), then the L2-norm backward
-// dx = inv·dx̂ − x·(Σ dx̂·x)·inv / (Σx² + ε₂), into the q and k channels of dy.
+// dx = inv·dx̂ − x·(Σ dx̂·x)·inv / (Σx² + ε₂) of the conv outputs x of its q and k channels, kept by
+// keep_qk_grad (qk_grads_stored.wgsl: into dy, for conv_backward_pre; qk_grads_conv.wgsl: through
+// SiLU into dpre, with the value channels' too); and the gates' backward of those value heads at
+// that token (a dispatch of its own cost S4 about 4 µs on the H200): dℓ and dβ summed from the
+// family's layer.gate_parts partials of each, da = dℓ·∂ℓ/∂arg, db = dβ·β(1 − β), and the
+// per-element term of da_log's sum dlog_term = dℓ·∂ℓ/∂a_log (ddt_bias sums da), from the
+// derivatives the forward kept (gate_values.wgsl). dℓ = dg·g: the families never divide by g,
+// which underflows.
 // One workgroup of VEC threads per (token, key head).
 
 @compute @workgroup_size(VEC)
@@ -12,18 +19,26 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let t = row / layer.nk;
     let i = row % layer.nk;
-    let q_at = t * layer.channels + i * DK;
-    let k_at = q_at + layer.nk * DK;
+    // The first two value heads' gate partials, loaded with the rows of dq̂ and dk̂.
+    let first_gates = gate_partials(t, i, 0u, tid);
     let heads = (t * layer.nv + i * layer.rep) * layer.hat_parts * DK;
     let k_heads = layer.tokens * layer.nv * layer.hat_parts * DK;
     // This thread's elements m = tid + VEC·j of (dq̂, dk̂), summed once.
     let hats = summed_hat_grads(tid, heads, k_heads);
+    // The conv outputs (q, k) at those elements and their SiLU slopes (elements past DK read
+    // DK − 1 and count zero).
+    let q_c = i * DK;
+    let k_c = q_c + layer.nk * DK;
+    var x: array<vec2<f32>, PER_THREAD>;
+    var slope: array<vec2<f32>, PER_THREAD>;
     var dots = vec2<f32>(0.0);
     for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        let m = tid + VEC * j;
-        if (m < DK) {
-            dots = dots + vec2<f32>(y[q_at + m], y[k_at + m]) * hats[j];
-        }
+        let m = min(tid + VEC * j, DK - 1u);
+        let q = qk_input_grad(t, q_c + m);
+        let k = qk_input_grad(t, k_c + m);
+        x[j] = vec2<f32>(q.x, k.x);
+        slope[j] = vec2<f32>(q.y, k.y);
+        dots = dots + f32(tid + VEC * j < DK) * x[j] * hats[j];
     }
     let dot = row_sum2(tid, dots);
     let ss = vec2<f32>(qk_ss[row], qk_ss[layer.tokens * layer.nk + row]);
@@ -31,11 +46,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     for (var j = 0u; j < PER_THREAD; j = j + 1u) {
         let m = tid + VEC * j;
         if (m < DK) {
-            let x = vec2<f32>(y[q_at + m], y[k_at + m]);
-            let dx = inv * hats[j] - x * dot * inv / ss;
-            dy[q_at + m] = dx.x;
-            dy[k_at + m] = dx.y;
+            let dx = (inv * hats[j] - x[j] * dot * inv / ss) * slope[j];
+            keep_qk_grad(t, q_c + m, dx.x);
+            keep_qk_grad(t, k_c + m, dx.y);
         }
+    }
+    values_backward(t, i, tid);
+    write_gate_grads(t, i, 0u, tid, row_sum4(tid, first_gates));
+    for (var r = 2u; r < layer.rep; r = r + 2u) {
+        write_gate_grads(t, i, r, tid, row_sum4(tid, gate_partials(t, i, r, tid)));
     }
 }
 
@@ -78,4 +97,38 @@ fn summed_hat_grads(tid: u32, heads: u32, k_heads: u32) -> array<vec2<f32>, PER_
         }
     }
     return d;
+}
+
+// This thread's share (partials tid + VEC·j) of the (dℓ, dβ) partials of value heads r and r + 1
+// of key head `key` at token t: (dℓ, dβ) of head r, then of head r + 1 (zero past rep). The first
+// round's loads outside the loop, so that they need not be waited for where it would not run (a
+// short batch's 32 partials a head).
+fn gate_partials(t: u32, key: u32, r: u32, tid: u32) -> vec4<f32> {
+    let parts = layer.gate_parts;
+    let heads = t * layer.nv + key * layer.rep;
+    let pair = min(vec2<u32>(heads + r) + vec2<u32>(0u, 1u), vec2<u32>(heads + layer.rep - 1u));
+    let ells = vec2<u32>(layer.gate_parts_base) + pair * parts;
+    let betas = layer.tokens * layer.nv * parts;
+    let live = vec4<bool>(vec2<bool>(r < layer.rep), vec2<bool>(r + 1u < layer.rep));
+    let first = vec4<u32>(ells.x, ells.x + betas, ells.y, ells.y + betas) + vec4<u32>(min(tid, parts - 1u));
+    var d = select(vec4<f32>(0.0), vec4<f32>(gate_grad_parts[first.x], gate_grad_parts[first.y],
+        gate_grad_parts[first.z], gate_grad_parts[first.w]), live & vec4<bool>(tid < parts));
+    for (var p = tid + VEC; p < parts; p = p + VEC) {
+        let at = vec4<u32>(ells.x, ells.x + betas, ells.y, ells.y + betas) + vec4<u32>(p);
+        d = d + select(vec4<f32>(0.0), vec4<f32>(gate_grad_parts[at.x], gate_grad_parts[at.y],
+            gate_grad_parts[at.z], gate_grad_parts[at.w]), live);
+    }
+    return d;
+}
+
+// da, db and dlog_term of value heads r and r + 1 (threads 0 and 1) from the workgroup's sums of
+// their partials.
+fn write_gate_grads(t: u32, key: u32, r: u32, tid: u32, d: vec4<f32>) {
+    if (tid < 2u && r + tid < layer.rep) {
+        let e = t * layer.nv + key * layer.rep + r + tid;
+        let grads = select(d.xy, d.zw, tid == 1u);
+        da[e] = grads.x * gate_arg_slope(e);
+        db[e] = grads.y * gate_beta_slope(e);
+        dlog_term[e] = grads.x * gate_a_log_slope(e);
+    }
 }

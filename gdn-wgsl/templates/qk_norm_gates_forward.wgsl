@@ -1,13 +1,19 @@
 // L2 norms of q and k per (token, key head): q̂ = q / (sqrt(Σq² + ε₂)·sqrt(DK)), k̂ = k / sqrt(Σk² + ε₂),
 // keeping Σq² + ε₂ and Σk² + ε₂ for the backward; and the gates of the key head's value heads at
 // that token: ℓ = ln g = −exp(a_log)·softplus(a + dt_bias) (in log space, capped: math.wgsl's
-// log_decay), β = σ(b). One workgroup of VEC threads per (token, key head): the gates share its
-// dispatch (a pass of their own cost S4 5 µs on the H200 for 512 values).
+// log_decay), β = σ(b), with their derivatives for the backward (gate_values.wgsl). One workgroup
+// of VEC threads per (token, key head): the gates share its dispatch (a pass of their own cost S4
+// 5 µs on the H200 for 512 values).
 // With KEY_PRODUCTS (the chunk-solved recurrences), also k̂_t·k̂_{t−m} for m = 1, 2, 3 (0 before
 // token 0), from the same loads: the recurrences' chunks of four tokens need them, and would
 // otherwise sum them over the rows in every workgroup of every column block.
+// Its inputs, the conv's outputs y, come through qk_input (qk_inputs_stored.wgsl: read from y,
+// which conv_forward wrote; qk_inputs_conv.wgsl: the conv computed here, y written here).
 
 const L2_EPS: f32 = 1e-6;
+
+// Elements of q and of k each thread holds: m = tid + VEC·j.
+const PER_THREAD: u32 = (DK + VEC - 1u) / VEC;
 
 @compute @workgroup_size(VEC)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -21,34 +27,57 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     for (var r = tid; r < layer.rep; r = r + VEC) {
         let h = i * layer.rep + r;
         let e = t * layer.nv + h;
-        gates[e] = log_decay(a_log[h], a[e] + dt_bias[h]);
-        gates[layer.tokens * layer.nv + e] = sigmoid(b[e]);
+        let arg = a[e] + dt_bias[h];
+        let ell = log_decay(a_log[h], arg);
+        let beta = sigmoid(b[e]);
+        // ∂ℓ/∂arg = −exp(a_log + ln σ(arg)), whose exponent is at most ℓ's (σ ≤ softplus), so
+        // finite below the cap; at the cap ℓ is constant and both its derivatives are 0. 1 − β is
+        // σ(−b), which does not cancel in f32 when β → 1.
+        let open = log_decay_exponent(a_log[h], arg) < LOG_DECAY_CAP;
+        let n = layer.tokens * layer.nv;
+        gates[e] = ell;
+        gates[n + e] = beta;
+        gates[2u * n + e] = beta * sigmoid(-b[e]);
+        gates[3u * n + e] = select(0.0, -exp(a_log[h] - softplus(-arg)), open);
+        gates[4u * n + e] = select(0.0, ell, open);
     }
-    let q_at = t * layer.channels + i * DK;
-    let k_at = q_at + layer.nk * DK;
+    convolve_values(t, i, tid);
+    let q_c = i * DK;
+    let k_c = q_c + layer.nk * DK;
+    // Every element's inputs read in one round (elements past DK read DK − 1 and count zero), so
+    // that their loads are in flight together.
+    var q: array<f32, PER_THREAD>;
+    var k: array<f32, PER_THREAD>;
     var sq = vec2<f32>(0.0);
     // Σ k_t·k_{t−m} and Σ k_{t−m}², m = 1 and 2, then 3.
     var near = vec4<f32>(0.0);
     var far = vec2<f32>(0.0);
-    for (var m = tid; m < DK; m = m + VEC) {
-        let q = y[q_at + m];
-        let k = y[k_at + m];
-        sq = sq + vec2<f32>(q * q, k * k);
+    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
+        let m = min(tid + VEC * j, DK - 1u);
+        let live = f32(tid + VEC * j < DK);
+        q[j] = qk_input(t, q_c + m);
+        k[j] = qk_input(t, k_c + m);
+        sq = sq + live * vec2<f32>(q[j] * q[j], k[j] * k[j]);
         if (KEY_PRODUCTS == 1u) {
-            let k1 = select(0.0, y[k_at + m - min(t, 1u) * layer.channels], t >= 1u);
-            let k2 = select(0.0, y[k_at + m - min(t, 2u) * layer.channels], t >= 2u);
-            let k3 = select(0.0, y[k_at + m - min(t, 3u) * layer.channels], t >= 3u);
-            near = near + vec4<f32>(k * k1, k1 * k1, k * k2, k2 * k2);
-            far = far + vec2<f32>(k * k3, k3 * k3);
+            let k1 = select(0.0, qk_input(t - min(t, 1u), k_c + m), t >= 1u);
+            let k2 = select(0.0, qk_input(t - min(t, 2u), k_c + m), t >= 2u);
+            let k3 = select(0.0, qk_input(t - min(t, 3u), k_c + m), t >= 3u);
+            near = near + live * vec4<f32>(k[j] * k1, k1 * k1, k[j] * k2, k2 * k2);
+            far = far + live * vec2<f32>(k[j] * k3, k3 * k3);
         }
     }
     let sums = row_sum4(tid, vec4<f32>(sq, far));
     let ss = sums.xy + vec2<f32>(L2_EPS);
     let inv_q = 1.0 / (sqrt(ss.x) * sqrt(f32(DK)));
     let inv_k = 1.0 / sqrt(ss.y);
-    for (var m = tid; m < DK; m = m + VEC) {
-        qk_hat[hat_at(0u, t, i) + m] = y[q_at + m] * inv_q;
-        qk_hat[hat_at(1u, t, i) + m] = y[k_at + m] * inv_k;
+    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
+        let m = tid + VEC * j;
+        if (m < DK) {
+            qk_hat[hat_at(0u, t, i) + m] = q[j] * inv_q;
+            qk_hat[hat_at(1u, t, i) + m] = k[j] * inv_k;
+            keep_qk_input(t, q_c + m, q[j]);
+            keep_qk_input(t, k_c + m, k[j]);
+        }
     }
     if (KEY_PRODUCTS == 1u) {
         let n = row_sum4(tid, near);

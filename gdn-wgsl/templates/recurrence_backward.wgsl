@@ -10,7 +10,7 @@
 // Column sums (du, and ⟨dS', S_{t−1}⟩ per column) reduce over the TY row groups, row sums (dq̂, dk̂)
 // over the TX column groups, through workgroup memory. dq̂ and dk̂ are written per value head
 // (qk_norm_backward sums the rep heads of a key head); dℓ = dg·g and dβ are written as TX partials
-// per (token, head) (gates_backward sums them); dv goes straight into the v channels of dy.
+// per (token, head) (qk_norm_backward sums them); dv goes straight into the v channels of dy.
 // Grid: folded, seqs · nv workgroups.
 
 var<workgroup> red_col: array<f32, TY * CB>;

@@ -28,7 +28,7 @@
 // dℓ = dg·g and dβ (over the whole state) span the head's column blocks: the groups' shares of a
 // chunk are summed through workgroup memory (two barriers a chunk) and written as the block's
 // partial, layer.hat_parts rows per (token, value head) in dqk_hat_heads and layer.gate_parts
-// values in gate_grad_parts, which qk_norm_backward and gates_backward add up. dv goes straight
+// values in gate_grad_parts, which qk_norm_backward adds up. dv goes straight
 // into the v channels of dy.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 

@@ -60,6 +60,12 @@ pub struct PlanOptions {
     /// [`crate::Kernel::RecurrenceForward`] or [`crate::Kernel::RecurrenceForwardChunks`], else
     /// their portable twins (`false` by default).
     pub subgroups: bool,
+    /// Storage buffers a kernel of the device may bind (wgpu's
+    /// `max_storage_buffers_per_shader_stage`; 8 by default, what WebGPU guarantees). Where it
+    /// allows 13, the chunk-solved recurrent family runs the conv inside the q/k norms'
+    /// dispatches ([`crate::Kernel::ConvQkNormGatesProductsForward`],
+    /// [`crate::Kernel::QkNormConvBackward`]; kk ≤ [`crate::CONV_WINDOW`]).
+    pub storage_buffers: u32,
 }
 
 impl Default for PlanOptions {
@@ -73,6 +79,7 @@ impl Default for PlanOptions {
             backward: true,
             storage: Storage::F32,
             subgroups: false,
+            storage_buffers: 8,
         }
     }
 }

@@ -84,7 +84,7 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
         // q̂, k̂, then each k̂'s products with the three before it (`templates/qk_rows.wgsl`).
         BufferSpec::f32(Work::QkHat, tokens * nk * (2 * dk + 3)),
         BufferSpec::f32(Work::QkSs, 2 * tokens * nk),
-        BufferSpec::f32(Work::Gates, 2 * tokens * nv),
+        BufferSpec::f32(Work::Gates, 5 * tokens * nv),
         BufferSpec::f32(Work::O, tokens * v),
         BufferSpec::f32(Work::Rstd, tokens * nv),
         BufferSpec::f32(Work::DO, tokens * v),
@@ -107,21 +107,6 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
     Ok(specs)
 }
 
-fn elements(n: usize) -> usize {
-    n.div_ceil(ELEMENTS as usize)
-}
-
-/// Invocations of the gate backward per (token, value head) for `parts` partial sums of each
-/// gradient: a power of two, at most 32, at least a quarter of `parts` (`templates/gates_backward.wgsl`'s
-/// rule).
-fn gate_lanes(parts: usize) -> usize {
-    let mut lanes = 1;
-    while lanes < 32 && 4 * lanes < parts {
-        lanes *= 2;
-    }
-    lanes
-}
-
 /// Workgroups of the conv kernels: a group of ELEMENTS channels by a run of tokens, CONV_RUN of
 /// them where the taps fit the window and such runs fill CONV_RUNS_TO_FILL workgroups, one
 /// otherwise (`templates/conv_runs.wgsl`'s rule).
@@ -133,27 +118,47 @@ fn conv_runs(g: &Geometry) -> usize {
     groups * g.tokens().div_ceil(run)
 }
 
-/// The forward: conv, q/k norms and gates (one dispatch), the family's delta rule, the gated norm.
+/// Whether the conv runs inside the q/k norms' dispatches, forward and backward
+/// ([`Kernel::ConvQkNormGatesProductsForward`], [`Kernel::QkNormConvBackward`]): where the family's
+/// q/k norms write the key products (the chunk-solved recurrent forward, for few heads: short
+/// batches, where each dispatch's few µs show), the taps fit the window (each conv one round of
+/// loads) and the device binds the storage buffers they need.
+fn conv_in_norms(g: &Geometry) -> bool {
+    let fused = [Kernel::ConvQkNormGatesProductsForward, Kernel::QkNormConvBackward];
+    g.family.qk_norm_kernel(g) == Kernel::QkNormGatesProductsForward
+        && g.config.kk <= CONV_WINDOW as usize
+        && fused.iter().all(|k| k.storage_buffers() <= g.options.storage_buffers)
+}
+
+/// The forward: conv, q/k norms and gates (one dispatch, or one with the conv:
+/// [`conv_in_norms`]), the family's delta rule, the gated norm.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
-    stages.push(Kernel::ConvForward, conv_runs(g))?;
-    stages.push(g.family.qk_norm_kernel(g), tokens * config.nk)?;
+    if conv_in_norms(g) {
+        stages.push(Kernel::ConvQkNormGatesProductsForward, tokens * config.nk)?;
+    } else {
+        stages.push(Kernel::ConvForward, conv_runs(g))?;
+        stages.push(g.family.qk_norm_kernel(g), tokens * config.nk)?;
+    }
     g.family.forward(stages)?;
     stages.push(Kernel::NormForward, tokens * config.nv)
 }
 
-/// The backward: norm, the family's delta rule, gates, q/k norms, conv, then the parameter sums.
+/// The backward: norm, the family's delta rule, q/k norms and gates (one dispatch, with the conv's
+/// dpre where [`conv_in_norms`]), conv, then the parameter sums.
 pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
     stages.push(Kernel::NormBackward, tokens * config.nv)?;
     g.family.backward(stages)?;
     let gate_parts = [("gate_grad_parts", g.family.gate_parts_buffer(g))];
-    let lanes = gate_lanes(g.family.gate_parts(g));
-    stages.push_with(Kernel::GatesBackward, elements(tokens * config.nv * lanes), &gate_parts)?;
-    stages.push(Kernel::QkNormBackward, tokens * config.nk)?;
-    stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
+    if conv_in_norms(g) {
+        stages.push_with(Kernel::QkNormConvBackward, tokens * config.nk, &gate_parts)?;
+    } else {
+        stages.push_with(Kernel::QkNormBackward, tokens * config.nk, &gate_parts)?;
+        stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
+    }
     stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
     // Every sum's partials in one dispatch, then every total in one.
     let sums = reductions(g);

@@ -12,7 +12,7 @@ fn options() -> impl Iterator<Item = PlanOptions> {
             .into_iter()
             .filter(move |&p| p == Precision::F32 || matches!(family, Family::Chunked { .. }))
             .flat_map(move |precision| {
-                (0..96u8).map(move |bits| PlanOptions {
+                (0..192u8).map(move |bits| PlanOptions {
                     family,
                     precision,
                     initial_state: bits & 1 != 0,
@@ -20,7 +20,8 @@ fn options() -> impl Iterator<Item = PlanOptions> {
                     conv_state: bits & 4 != 0,
                     backward: bits & 8 != 0,
                     storage: [Storage::F32, Storage::Bf16, Storage::F16][usize::from(bits / 16 % 3)],
-                    subgroups: bits >= 48,
+                    subgroups: bits % 96 >= 48,
+                    storage_buffers: if bits >= 96 { 16 } else { 8 },
                 })
             })
     })
@@ -101,11 +102,29 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
         let mut recurrences = plan.forward.iter().filter(|s| s.kernel.name().starts_with("recurrence_forward"));
         let stage = recurrences.next().expect("a recurrent forward");
         assert!(recurrences.next().is_none());
-        // The key products the chunk-solved forward reads are written exactly where it runs.
+        // The key products the chunk-solved forward reads are written exactly where it runs, with
+        // the conv in the q/k norms' dispatches (forward and backward) where the device binds 13
+        // storage buffers and the taps fit the window.
         let chunks = stage.kernel.name().starts_with("recurrence_forward_chunks");
-        let norm = plan.forward.iter().find(|s| s.kernel.name().starts_with("qk_norm_gates")).expect("a q/k norm");
+        let prologue = |plan: &LayerPlan| plan.forward.iter().take(2).map(|s| s.kernel).collect::<Vec<_>>();
+        let runs = |plan: &LayerPlan, kernel: Kernel| {
+            plan.forward.iter().chain(plan.backward.iter().flatten()).any(|s| s.kernel == kernel)
+        };
         let products = if chunks { Kernel::QkNormGatesProductsForward } else { Kernel::QkNormGatesForward };
-        assert_eq!(norm.kernel, products);
+        assert_eq!(prologue(&plan), [Kernel::ConvForward, products]);
+        let wide = PlanOptions { storage_buffers: 13, ..options };
+        let fused = LayerPlan::new(&config, &starts, &wide).unwrap();
+        let long_taps = LayerPlan::new(&LayerConfig::new(4, 8, 16, 16, 5).unwrap(), &starts, &wide).unwrap();
+        if chunks {
+            assert_eq!(prologue(&fused), [Kernel::ConvQkNormGatesProductsForward, stage.kernel]);
+            assert!(runs(&fused, Kernel::QkNormConvBackward) && !runs(&fused, Kernel::ConvBackwardPre));
+        } else {
+            assert_eq!(prologue(&fused), prologue(&plan));
+        }
+        assert_eq!(prologue(&long_taps), prologue(&plan));
+        for plan in [&plan, &long_taps] {
+            assert!(runs(plan, Kernel::QkNormBackward) && runs(plan, Kernel::ConvBackwardPre));
+        }
         (stage.kernel, stage.workgroups)
     };
     // dv = 16: one workgroup of 16 columns per (sequence, value head) token by token, four of 4
