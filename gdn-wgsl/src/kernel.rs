@@ -724,21 +724,21 @@ const CONV_FORWARD: Spec = Spec {
 const QK_NORM_GATES_FORWARD: Spec = Spec {
     name: "qk_norm_gates_forward",
     template: QK_NORM_GATES_FORWARD_TEMPLATE,
-    snippets: &[QK_ROWS, ROW_SUM, QK_INPUTS_STORED],
+    snippets: &[QK_ROWS, ROW_SUM, TOKEN_SPAN, QK_INPUTS_STORED],
     bindings: QK_NORM_GATES_FORWARD_BINDINGS,
 };
 
 const QK_NORM_GATES_PRODUCTS_FORWARD: Spec = Spec {
     name: "qk_norm_gates_products_forward",
     template: QK_NORM_GATES_FORWARD_TEMPLATE,
-    snippets: &[QK_ROWS, ROW_SUM, QK_INPUTS_STORED],
+    snippets: &[QK_ROWS, ROW_SUM, TOKEN_SPAN, QK_INPUTS_STORED],
     bindings: QK_NORM_GATES_FORWARD_BINDINGS,
 };
 
 const CONV_QK_NORM_GATES_PRODUCTS_FORWARD: Spec = Spec {
     name: "conv_qk_norm_gates_products_forward",
     template: QK_NORM_GATES_FORWARD_TEMPLATE,
-    snippets: &[SEQUENCES, CONV_TAP, CONV_AT, QK_ROWS, ROW_SUM, QK_INPUTS_CONV],
+    snippets: &[SEQUENCES, CONV_TAP, TOKEN_SPAN, CONV_AT, QK_ROWS, ROW_SUM, QK_INPUTS_CONV],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -761,6 +761,7 @@ const QK_NORM_GATES_FORWARD_TEMPLATE: &str = include_str!("../templates/qk_norm_
 const QK_INPUTS_STORED: (&str, &str) = ("qk_inputs_stored", include_str!("../templates/qk_inputs_stored.wgsl"));
 const QK_INPUTS_CONV: (&str, &str) = ("qk_inputs_conv", include_str!("../templates/qk_inputs_conv.wgsl"));
 const CONV_AT: (&str, &str) = ("conv_at", include_str!("../templates/conv_at.wgsl"));
+const TOKEN_SPAN: (&str, &str) = ("token_span", include_str!("../templates/token_span.wgsl"));
 
 const QK_NORM_GATES_FORWARD_BINDINGS: &[Binding] = &[
     bind("layer", LayerUniform),
@@ -936,7 +937,12 @@ const QK_NORM_BACKWARD_TEMPLATE: &str = include_str!("../templates/qk_norm_backw
 const QK_NORM_BACKWARD: Spec = Spec {
     name: "qk_norm_backward",
     template: QK_NORM_BACKWARD_TEMPLATE,
-    snippets: &[ROW_SUM, GATE_VALUES, ("qk_grads_stored", include_str!("../templates/qk_grads_stored.wgsl"))],
+    snippets: &[
+        ROW_SUM,
+        GATE_VALUES,
+        TOKEN_SPAN,
+        ("qk_grads_stored", include_str!("../templates/qk_grads_stored.wgsl")),
+    ],
     bindings: &[
         bind("layer", LayerUniform),
         bind("y", ReadF32),
@@ -956,6 +962,7 @@ const QK_NORM_CONV_BACKWARD: Spec = Spec {
     template: QK_NORM_BACKWARD_TEMPLATE,
     snippets: &[
         SEQUENCES,
+        TOKEN_SPAN,
         CONV_AT,
         ROW_SUM,
         GATE_VALUES,

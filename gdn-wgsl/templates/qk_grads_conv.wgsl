@@ -4,8 +4,8 @@
 // where the family's backward wrote it.
 
 // (silu(pre), silu'(pre)) at (t, c).
-fn qk_input_grad(t: u32, c: u32) -> vec2<f32> {
-    let pre = conv_at(t, c);
+fn qk_input_grad(t: u32, c: u32, span: TokenSpan) -> vec2<f32> {
+    let pre = conv_at(t, c, span);
     return vec2<f32>(silu(pre), silu_grad(pre));
 }
 
@@ -14,14 +14,14 @@ fn keep_qk_grad(t: u32, c: u32, d: f32) {
 }
 
 // dpre of the value channels of key head `key`'s value heads at token t.
-fn values_backward(t: u32, key: u32, tid: u32) {
+fn values_backward(t: u32, key: u32, tid: u32, span: TokenSpan) {
     let width = layer.rep * DV;
     let v0 = t * layer.channels + 2u * layer.nk * DK + key * width;
     for (var first = 0u; first < width; first = first + CONV_ROUND * VEC) {
         var d: array<f32, CONV_ROUND>;
         for (var l = 0u; l < CONV_ROUND; l = l + 1u) {
             let c = min(first + tid + VEC * l, width - 1u);
-            d[l] = dy[v0 + c] * silu_grad(conv_at(t, v0 - t * layer.channels + c));
+            d[l] = dy[v0 + c] * silu_grad(conv_at(t, v0 - t * layer.channels + c, span));
         }
         for (var l = 0u; l < CONV_ROUND; l = l + 1u) {
             let c = first + tid + VEC * l;

@@ -29,13 +29,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     // DK − 1 and count zero).
     let q_c = i * DK;
     let k_c = q_c + layer.nk * DK;
+    let span = token_span(t);
     var x: array<vec2<f32>, PER_THREAD>;
     var slope: array<vec2<f32>, PER_THREAD>;
     var dots = vec2<f32>(0.0);
     for (var j = 0u; j < PER_THREAD; j = j + 1u) {
         let m = min(tid + VEC * j, DK - 1u);
-        let q = qk_input_grad(t, q_c + m);
-        let k = qk_input_grad(t, k_c + m);
+        let q = qk_input_grad(t, q_c + m, span);
+        let k = qk_input_grad(t, k_c + m, span);
         x[j] = vec2<f32>(q.x, k.x);
         slope[j] = vec2<f32>(q.y, k.y);
         dots = dots + f32(tid + VEC * j < DK) * x[j] * hats[j];
@@ -51,10 +52,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             keep_qk_grad(t, k_c + m, dx.y);
         }
     }
-    values_backward(t, i, tid);
-    write_gate_grads(t, i, 0u, tid, row_sum4(tid, first_gates));
-    for (var r = 2u; r < layer.rep; r = r + 2u) {
-        write_gate_grads(t, i, r, tid, row_sum4(tid, gate_partials(t, i, r, tid)));
+    values_backward(t, i, tid, span);
+    if (layer.gate_parts <= 4u) {
+        gate_grads_by_head(t, i, tid);
+    } else {
+        write_gate_grads(t, i, 0u, tid, row_sum4(tid, first_gates));
+        for (var r = 2u; r < layer.rep; r = r + 2u) {
+            write_gate_grads(t, i, r, tid, row_sum4(tid, gate_partials(t, i, r, tid)));
+        }
     }
 }
 
@@ -125,10 +130,29 @@ fn gate_partials(t: u32, key: u32, r: u32, tid: u32) -> vec4<f32> {
 // their partials.
 fn write_gate_grads(t: u32, key: u32, r: u32, tid: u32, d: vec4<f32>) {
     if (tid < 2u && r + tid < layer.rep) {
-        let e = t * layer.nv + key * layer.rep + r + tid;
-        let grads = select(d.xy, d.zw, tid == 1u);
-        da[e] = grads.x * gate_arg_slope(e);
-        db[e] = grads.y * gate_beta_slope(e);
-        dlog_term[e] = grads.x * gate_a_log_slope(e);
+        write_head_gate_grads(t * layer.nv + key * layer.rep + r + tid, select(d.xy, d.zw, tid == 1u));
     }
+}
+
+// The gate gradients where each (token, value head) has at most four partials (the chunked
+// family's one): thread r adds head r's itself, no sum over the workgroup.
+fn gate_grads_by_head(t: u32, key: u32, tid: u32) {
+    let parts = layer.gate_parts;
+    let p = vec4<u32>(0u, 1u, 2u, 3u);
+    let live = p < vec4<u32>(parts);
+    for (var r = tid; r < layer.rep; r = r + VEC) {
+        let e = t * layer.nv + key * layer.rep + r;
+        let ell = vec4<u32>(layer.gate_parts_base + e * parts) + min(p, vec4<u32>(parts - 1u));
+        let beta = ell + vec4<u32>(layer.tokens * layer.nv * parts);
+        let ells = select(vec4<f32>(0.0), vec4<f32>(gate_grad_parts[ell.x], gate_grad_parts[ell.y], gate_grad_parts[ell.z], gate_grad_parts[ell.w]), live);
+        let betas = select(vec4<f32>(0.0), vec4<f32>(gate_grad_parts[beta.x], gate_grad_parts[beta.y], gate_grad_parts[beta.z], gate_grad_parts[beta.w]), live);
+        write_head_gate_grads(e, vec2<f32>(ells.x + ells.y + ells.z + ells.w, betas.x + betas.y + betas.z + betas.w));
+    }
+}
+
+// da, db and dlog_term at e = (token, value head) from its (dℓ, dβ).
+fn write_head_gate_grads(e: u32, grads: vec2<f32>) {
+    da[e] = grads.x * gate_arg_slope(e);
+    db[e] = grads.y * gate_beta_slope(e);
+    dlog_term[e] = grads.x * gate_a_log_slope(e);
 }

@@ -4,13 +4,20 @@
 // log_decay), β = σ(b), with their derivatives for the backward (gate_values.wgsl). One workgroup
 // of VEC threads per (token, key head): the gates share its dispatch (a pass of their own cost S4
 // 5 µs on the H200 for 512 values).
-// With KEY_PRODUCTS (the chunk-solved recurrences), also k̂_t·k̂_{t−m} for m = 1, 2, 3 (0 before
-// token 0), from the same loads: the recurrences' chunks of four tokens need them, and would
-// otherwise sum them over the rows in every workgroup of every column block.
+// With KEY_PRODUCTS (the chunk-solved recurrences), also k̂_t·k̂_{t−m} for m = 1, 2, 3, from the
+// same loads: the recurrences' chunks of four tokens need them, and would otherwise sum them over
+// the rows in every workgroup of every column block. Where t − m is before t's sequence (or the
+// batch), the product is with the sequence's first token: finite, and never read.
 // Its inputs, the conv's outputs y, come through qk_input (qk_inputs_stored.wgsl: read from y,
 // which conv_forward wrote; qk_inputs_conv.wgsl: the conv computed here, y written here).
 
 const L2_EPS: f32 = 1e-6;
+
+// Token t − m, or the first of t's sequence where that is before it (`span`'s start: 0 where the
+// inputs are read from y, which holds every token).
+fn earlier(t: u32, m: u32, span: TokenSpan) -> u32 {
+    return max(t, span.start + m) - m;
+}
 
 // Elements of q and of k each thread holds: m = tid + VEC·j.
 const PER_THREAD: u32 = (DK + VEC - 1u) / VEC;
@@ -41,7 +48,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         gates[3u * n + e] = select(0.0, -exp(a_log[h] - softplus(-arg)), open);
         gates[4u * n + e] = select(0.0, ell, open);
     }
-    convolve_values(t, i, tid);
+    let span = token_span(t);
+    convolve_values(t, i, tid, span);
     let q_c = i * DK;
     let k_c = q_c + layer.nk * DK;
     // Every element's inputs read in one round (elements past DK read DK − 1 and count zero), so
@@ -55,13 +63,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     for (var j = 0u; j < PER_THREAD; j = j + 1u) {
         let m = min(tid + VEC * j, DK - 1u);
         let live = f32(tid + VEC * j < DK);
-        q[j] = qk_input(t, q_c + m);
-        k[j] = qk_input(t, k_c + m);
+        q[j] = qk_input(t, q_c + m, span);
+        k[j] = qk_input(t, k_c + m, span);
         sq = sq + live * vec2<f32>(q[j] * q[j], k[j] * k[j]);
         if (KEY_PRODUCTS == 1u) {
-            let k1 = select(0.0, qk_input(t - min(t, 1u), k_c + m), t >= 1u);
-            let k2 = select(0.0, qk_input(t - min(t, 2u), k_c + m), t >= 2u);
-            let k3 = select(0.0, qk_input(t - min(t, 3u), k_c + m), t >= 3u);
+            let k1 = qk_input(earlier(t, 1u, span), k_c + m, span);
+            let k2 = qk_input(earlier(t, 2u, span), k_c + m, span);
+            let k3 = qk_input(earlier(t, 3u, span), k_c + m, span);
             near = near + live * vec4<f32>(k[j] * k1, k1 * k1, k[j] * k2, k2 * k2);
             far = far + live * vec2<f32>(k[j] * k3, k3 * k3);
         }
