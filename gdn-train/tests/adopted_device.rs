@@ -1,24 +1,37 @@
 //! An engine's own device: `Context::from_wgpu` wraps a device and queue the caller created, and
 //! the layer computes on it exactly what it computes on a device of its own (given the same limits
-//! and the feature that picks kernels, wgpu's `SUBGROUP`); on a device created with wgpu's default
-//! limits, a kernel that needs more says which limit, by name.
+//! and the feature that picks kernels, wgpu's `SUBGROUP`); on a device that binds fewer storage
+//! buffers than the fused conv kernels, the plan keeps the conv in dispatches of its own; on a
+//! device created with wgpu's default limits, a kernel that needs more says which limit, by name.
 
 mod common;
 use common::values;
-use gdn_train::{Batch, Context, Error, Family, Inputs, Kernel, LayerConfig, Params, Precision, Tape, TapeOptions};
+use gdn_ref::compare::relative_error_f32;
+use gdn_train::{
+    Batch, Context, Error, Family, Inputs, Kernel, LayerConfig, Params, Pass, Precision, Tape, TapeOptions,
+};
 
 /// The adapter `Context::new` would take, and a device on it with, like ours (`like_ours`), the
 /// adapter's own limits and the one feature that picks f32 kernels, wgpu's `SUBGROUP` where offered
 /// (the recurrent forward's and the decode step's sums are subgroup shuffles where subgroups are
 /// wide, which round differently from their portable twins); or with wgpu's defaults and no feature.
 fn engine_device(like_ours: bool) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
+    engine_device_binding(like_ours, None)
+}
+
+/// [`engine_device`], with at most `storage_buffers` storage buffers per shader stage where given.
+fn engine_device_binding(like_ours: bool, storage_buffers: Option<u32>) -> (wgpu::Adapter, wgpu::Device, wgpu::Queue) {
     let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
     let chosen = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
     let adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY))
         .into_iter()
         .find(|a| a.get_info().name == chosen.adapter_info().name)
         .expect("the adapter Context::new chose");
-    let required_limits = if like_ours { adapter.limits() } else { wgpu::Limits::default() };
+    let mut required_limits = if like_ours { adapter.limits() } else { wgpu::Limits::default() };
+    if let Some(most) = storage_buffers {
+        required_limits.max_storage_buffers_per_shader_stage =
+            most.min(required_limits.max_storage_buffers_per_shader_stage);
+    }
     let required_features =
         if like_ours { adapter.features() & wgpu::Features::SUBGROUP } else { wgpu::Features::empty() };
     let descriptor = wgpu::DeviceDescriptor { required_limits, required_features, ..wgpu::DeviceDescriptor::default() };
@@ -35,7 +48,11 @@ fn tape(ctx: &Context, family: Family) -> gdn_train::Result<Tape> {
 
 /// Forward and backward outputs of one small packed batch on `ctx`.
 fn run(ctx: &Context, family: Family) -> (Vec<f32>, Vec<f32>) {
-    let tape = tape(ctx, family).unwrap();
+    run_tape(&tape(ctx, family).unwrap())
+}
+
+/// Forward and backward outputs of one small packed batch on `tape`.
+fn run_tape(tape: &Tape) -> (Vec<f32>, Vec<f32>) {
     let config = tape.config();
     let (tokens, c, v) = (tape.tokens(), config.channels(), config.value_width());
     let conv = values(c * 4, 0.3, 0.0);
@@ -68,6 +85,38 @@ fn a_callers_device_computes_what_a_device_of_our_own_does() {
         usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: false,
     });
+}
+
+/// The forward's kernel names, in dispatch order, of a tape that has run.
+fn forward_kernels(tape: &Tape) -> Vec<&'static str> {
+    tape.profile(Pass::Forward).expect("a profile").0.into_iter().map(|(name, _)| name).collect()
+}
+
+#[test]
+fn a_device_that_binds_twelve_storage_buffers_keeps_the_conv_in_dispatches_of_its_own() {
+    // 12 storage buffers: the recurrent backward's, one fewer than the fused conv kernels bind.
+    let fused = Kernel::ConvQkNormGatesProductsForward.storage_buffers();
+    assert_eq!((fused, Kernel::QkNormConvBackward.storage_buffers()), (13, 13));
+    let (adapter, device, queue) = engine_device_binding(true, Some(12));
+    let twelve = Context::from_wgpu(&adapter, device, queue, true);
+    let own = Context::new().unwrap();
+    let split = tape(&twelve, Family::recurrent()).unwrap();
+    let (out, dqkv) = run_tape(&split);
+    assert_eq!(&forward_kernels(&split)[..2], ["conv_forward", "qk_norm_gates_products_forward"]);
+    assert!(out.iter().chain(&dqkv).all(|x| x.is_finite()));
+    // Where our own device binds 13, the same batch runs the fused kernels: the same sums in the
+    // same order, so the two agree to f32 rounding (how a driver contracts them may differ).
+    if own.device().limits().max_storage_buffers_per_shader_stage >= fused {
+        let joined = tape(&own, Family::recurrent()).unwrap();
+        let (fused_out, fused_dqkv) = run_tape(&joined);
+        assert_eq!(forward_kernels(&joined)[0], "conv_qk_norm_gates_products_forward");
+        let wide = |x: &[f32]| x.iter().map(|&v| f64::from(v)).collect::<Vec<f64>>();
+        for (name, a, b) in [("out", &out, &fused_out), ("dqkv", &dqkv, &fused_dqkv)] {
+            let error = relative_error_f32(&wide(a), &wide(b));
+            println!("{name}: split against fused conv kernels, relative error {error:.2e}");
+            assert!(error < 1e-5, "{name}: {error:e}");
+        }
+    }
 }
 
 #[test]
