@@ -10,7 +10,8 @@ fn token_span(t: u32) -> TokenSpan {
 
 // conv_pre's sum at (t, c) in its order, t a token of `span`'s sequence: the taps' loads issued
 // together, not one under a branch each (each would be waited for before the branches join, kk load
-// latencies where one does); the conv state read only where the layer has one.
+// latencies where one does), their addresses independent of the span (so that they need not wait
+// for its loads from the index); the conv state read only where the layer has one.
 fn conv_at(t: u32, c: u32, span: TokenSpan) -> f32 {
     let n = span.n;
     let start = span.start;
@@ -21,7 +22,8 @@ fn conv_at(t: u32, c: u32, span: TokenSpan) -> f32 {
     // (t − start) + j of the conv state (zero without one).
     let rel = vec4<u32>(t - start) + j;
     let inside = used & (rel >= vec4<u32>(km1));
-    let x_at = select(vec4<u32>(0u), (vec4<u32>(t) + j - vec4<u32>(km1)) * layer.channels + vec4<u32>(c), inside);
+    let in_batch = used & (vec4<u32>(t) + j >= vec4<u32>(km1));
+    let x_at = select(vec4<u32>(0u), (vec4<u32>(t) + j - vec4<u32>(km1)) * layer.channels + vec4<u32>(c), in_batch);
     let w_at = vec4<u32>(c * layer.kk) + min(j, vec4<u32>(km1));
     let x = vec4<f32>(qkv[x_at.x], qkv[x_at.y], qkv[x_at.z], qkv[x_at.w]);
     let w = select(vec4<f32>(0.0), vec4<f32>(conv[w_at.x], conv[w_at.y], conv[w_at.z], conv[w_at.w]), used);
