@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Fifteenth session, call 2 (b37124e): the fused conv kernels reading their token's span once and
-# the conv state only where there is one, the gates' backward by head where partials are few;
-# against 7a0df3d's binary, alternating; the row sums of the norm kernels by subgroup shuffles as
-# overrides (sgsum, 32-lane subgroups: timing only); k's four conv outputs from one window (kwin), both; S1 and dk 256 old/new; then the device suite
-# and campaigns on the new binary.
+# Fifteenth session, call 2 (not lent; for b31d98a or later): the fused conv kernels reading
+# their token's span once, their taps' addresses independent of it and the conv state only where
+# there is one, the gates' backward by head where partials are few; against 7a0df3d's binary,
+# alternating; timing-only overrides from make_overrides.py (sgsum: row sums by 32-lane subgroup
+# shuffles; kwin: the fused forward's four k convs from one window; both); S1 and dk 256 old/new;
+# the driver's registers per kernel; then the device suite and campaigns on the new binary.
 set -u
 O=${OUT:-out}; W=/tmp/f2; rm -rf $W; mkdir -p $O $W; B=.dev/bin; t0=$SECONDS
 (cd .dev && tar xJf bin.tar.xz)
@@ -29,6 +30,7 @@ run s4-auto 60 $B/gdn-check run --preset qwen3-next --nk 2 --nv 4 --batch 1 --se
 run s1-old 120 $B/gdn-check-7a0df3d run --preset qwen3-next --batch 8 --seq 1024 --repeat 5 --reference-heads 1 --profile
 run s1-new 120 $B/gdn-check run --preset qwen3-next --batch 8 --seq 1024 --repeat 5 --reference-heads 1 --profile
 run t1024 60 $B/gdn-check run --preset qwen3-next --nk 2 --nv 4 --batch 1 --seq 1024 --repeat 10 --family auto --profile
+run stats 60 $B/gdn-check kernel-stats
 echo "timings after $((SECONDS-t0)) s" > $W/progress.txt; pack
 run suite 200 $B/test-gdn-check-device_matches_reference --include-ignored --test-threads 2
 for t in $B/test-*; do case "$t" in *device_matches_reference) ;; *) GDN_CHECK_BIN=$B/gdn-check run $(basename $t) 150 $t --include-ignored ;; esac; done
