@@ -3,7 +3,7 @@
 //! the generator writes the WGSL `var` declarations from them, and a host builds its bind group
 //! layouts from them, so the two cannot drift.
 
-use crate::tiling::{CoopTiling, LaneLayout, Tiling};
+use crate::tiling::{CoopTiling, LaneLayout, PORTABLE_WORKGROUP_BYTES, Tiling};
 use crate::{HeadDims, Precision, uniforms};
 
 /// What a binding holds.
@@ -114,20 +114,27 @@ pub const RECURRENT_CHUNK: u32 = 4;
 pub const MAX_DECODE_TOKENS: u32 = 8;
 
 /// Tokens the few-heads recurrent forward stages in workgroup memory at a time, a multiple of
-/// [`RECURRENT_CHUNK`]: 16 at dk = 128. The staged q̂ and k̂ then take at most 24 KiB (dk = 256),
-/// which leaves the portable kernel's lane partials room within lavapipe's and Apple's 32 KiB. On
-/// the H200 at S4 (BENCHMARKS.md, fourteenth session) 8 tokens ran no faster and 32 ran the
-/// forward 2 µs faster, but take 38 KB at dk = 128.
+/// [`RECURRENT_CHUNK`]: the most, up to 32, whose staged inputs leave the portable kernel's lane
+/// partials room within [`PORTABLE_WORKGROUP_BYTES`]: 32 up to dk = 96, 28 at 128, 20 at 160, 12
+/// at 192 and 256. On the H200 (BENCHMARKS.md, fourteenth and fifteenth sessions) fewer barriers
+/// and longer prefetches paid: at dk = 256 12 tokens ran the forward 4 µs faster than 8 (0.057 →
+/// 0.053 ms); at dk = 128, against 16, 24 ran it 1 µs faster at interval 32 (none at 4) and 32
+/// (38 KB, over the bound) 2 µs; 28 is unmeasured.
 fn recurrent_stage(dims: HeadDims) -> u32 {
-    (2048 / dims.dk).clamp(RECURRENT_CHUNK, 32) / RECURRENT_CHUNK * RECURRENT_CHUNK
+    let threads = LaneLayout::recurrent_forward_chunks(dims).threads();
+    (1..=32 / RECURRENT_CHUNK)
+        .rev()
+        .map(|quads| quads * RECURRENT_CHUNK)
+        .find(|&stage| 4 * (recurrent_stage_floats(dims, stage) + 4 * threads) <= PORTABLE_WORKGROUP_BYTES)
+        .unwrap_or(RECURRENT_CHUNK)
 }
 
-/// Floats of the few-heads recurrent forward's staged inputs
+/// Floats of the few-heads recurrent forward's staged inputs for a stage of `stage` tokens
 /// (`templates/recurrence_forward_chunks.wgsl`): q̂ and k̂ of its rows, v of its columns, each a
 /// row of quads padded to an odd count, and five values a token.
-fn recurrent_stage_floats(dims: HeadDims) -> u32 {
+fn recurrent_stage_floats(dims: HeadDims, stage: u32) -> u32 {
     let layout = LaneLayout::recurrent_forward_chunks(dims);
-    let quads = recurrent_stage(dims) / RECURRENT_CHUNK;
+    let quads = stage / RECURRENT_CHUNK;
     let stride = quads | 1;
     let rows = layout.rows_per_lane * layout.row_lanes;
     4 * stride * (2 * rows + layout.columns()) + 5 * 4 * quads
@@ -454,7 +461,7 @@ impl Kernel {
                 let layout = LaneLayout::recurrent_forward_chunks(dims);
                 let portable = self == Kernel::RecurrenceForwardChunksPortable;
                 let sums = if portable { 4 * layout.threads() } else { 0 };
-                recurrent_stage_floats(dims) + sums
+                recurrent_stage_floats(dims, recurrent_stage(dims)) + sums
             }
             Kernel::RecurrenceBackward => {
                 let t = Tiling::backward(dims);

@@ -77,8 +77,10 @@ pub struct CoopTiling {
     pub output_group: u32,
 }
 
-/// Workgroup memory the tensor-core kernels are fitted to.
-pub(crate) const COOP_WORKGROUP_BYTES: u32 = 32 * 1024;
+/// Workgroup memory the kernels whose tiles or stages are sized by it are fitted to (the
+/// tensor-core passes over chunks, the few-heads recurrent forward's stage): 32 KiB, lavapipe's
+/// and Apple's, the least the kernels are tested under.
+pub(crate) const PORTABLE_WORKGROUP_BYTES: u32 = 32 * 1024;
 /// Bytes a tensor-core pass over chunks declares besides its tiles: coop.wgsl's record and words
 /// and the staging of one 16 × 16 f32 block per subgroup.
 const COOP_FIXED_BYTES: u32 = 4 * (COOP_FLOATS + COOP_STAGE);
@@ -91,7 +93,7 @@ fn group(blocks: u32) -> u32 {
 impl CoopTiling {
     /// The tiling for heads of `dims` (both multiples of 16).
     pub fn new(dims: HeadDims) -> Self {
-        let room = COOP_WORKGROUP_BYTES - COOP_FIXED_BYTES;
+        let room = PORTABLE_WORKGROUP_BYTES - COOP_FIXED_BYTES;
         // the state and diag(λ) U of a 64-token chunk in f16; at most 32 accumulator blocks
         let state_columns = (1..=dims.dv / 16)
             .rev()
