@@ -44,3 +44,8 @@ fn conv_at(t: u32, c: u32, span: TokenSpan) -> f32 {
 // Channels a thread of a VEC-thread workgroup takes in one round of a key head's rep·DV value
 // channels, their loads in flight together.
 const CONV_ROUND: u32 = 4u;
+
+// The first of key head `key`'s value heads' rep·DV channels (after every q and k channel).
+fn first_value_channel(key: u32) -> u32 {
+    return 2u * layer.nk * DK + key * layer.rep * DV;
+}

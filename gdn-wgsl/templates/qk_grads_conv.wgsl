@@ -16,17 +16,18 @@ fn keep_qk_grad(t: u32, c: u32, d: f32) {
 // dpre of the value channels of key head `key`'s value heads at token t.
 fn values_backward(t: u32, key: u32, tid: u32, span: TokenSpan) {
     let width = layer.rep * DV;
-    let v0 = t * layer.channels + 2u * layer.nk * DK + key * width;
+    let v0 = first_value_channel(key);
+    let row = t * layer.channels;
     for (var first = 0u; first < width; first = first + CONV_ROUND * VEC) {
         var d: array<f32, CONV_ROUND>;
         for (var l = 0u; l < CONV_ROUND; l = l + 1u) {
-            let c = min(first + tid + VEC * l, width - 1u);
-            d[l] = dy[v0 + c] * silu_grad(conv_at(t, v0 - t * layer.channels + c, span));
+            let c = v0 + min(first + tid + VEC * l, width - 1u);
+            d[l] = dy[row + c] * silu_grad(conv_at(t, c, span));
         }
         for (var l = 0u; l < CONV_ROUND; l = l + 1u) {
             let c = first + tid + VEC * l;
             if (c < width) {
-                dpre[v0 + c] = d[l];
+                dpre[row + v0 + c] = d[l];
             }
         }
     }

@@ -17,7 +17,7 @@ fn keep_qk_input(t: u32, c: u32, x: f32) {
 // tokens, conv_forward's rule) of every channel of the key head: its q, k and v.
 fn convolve_values(t: u32, key: u32, tid: u32, span: TokenSpan) {
     let width = layer.rep * DV;
-    let v0 = 2u * layer.nk * DK + key * width;
+    let v0 = first_value_channel(key);
     for (var first = 0u; first < width; first = first + CONV_ROUND * VEC) {
         var out: array<f32, CONV_ROUND>;
         for (var l = 0u; l < CONV_ROUND; l = l + 1u) {
