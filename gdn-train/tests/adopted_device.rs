@@ -1,14 +1,14 @@
 //! An engine's own device: `Context::from_wgpu` wraps a device and queue the caller created, and
 //! the layer computes on it exactly what it computes on a device of its own (given the same limits
 //! and the feature that picks kernels, wgpu's `SUBGROUP`); on a device that binds fewer storage
-//! buffers than the fused conv kernels, the plan keeps the conv in dispatches of its own; on a
+//! buffers than the fused kernels, the plan keeps their parts in dispatches of their own; on a
 //! device created with wgpu's default limits, a kernel that needs more says which limit, by name.
 
 mod common;
 use common::values;
 use gdn_ref::compare::relative_error_f32;
 use gdn_train::{
-    Batch, Context, Error, Family, Inputs, Kernel, LayerConfig, Params, Pass, Precision, Tape, TapeOptions,
+    Batch, Context, Error, Family, Gradients, Inputs, Kernel, LayerConfig, Params, Pass, Precision, Tape, TapeOptions,
 };
 
 /// The adapter `Context::new` would take, and a device on it with, like ours (`like_ours`), the
@@ -47,12 +47,12 @@ fn tape(ctx: &Context, family: Family) -> gdn_train::Result<Tape> {
 }
 
 /// Forward and backward outputs of one small packed batch on `ctx`.
-fn run(ctx: &Context, family: Family) -> (Vec<f32>, Vec<f32>) {
+fn run(ctx: &Context, family: Family) -> (Vec<f32>, Gradients) {
     run_tape(&tape(ctx, family).unwrap())
 }
 
 /// Forward and backward outputs of one small packed batch on `tape`.
-fn run_tape(tape: &Tape) -> (Vec<f32>, Vec<f32>) {
+fn run_tape(tape: &Tape) -> (Vec<f32>, Gradients) {
     let config = tape.config();
     let (tokens, c, v) = (tape.tokens(), config.channels(), config.value_width());
     let conv = values(c * 4, 0.3, 0.0);
@@ -64,8 +64,7 @@ fn run_tape(tape: &Tape) -> (Vec<f32>, Vec<f32>) {
         values(tokens * 2, 2.0, 0.0),
     );
     let out = tape.run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b, h0: None, conv_state: None }).unwrap().out;
-    let grads = tape.run_backward(&values(tokens * v, 0.5, 0.0), None).unwrap();
-    (out, grads.dqkv)
+    (out, tape.run_backward(&values(tokens * v, 0.5, 0.0), None).unwrap())
 }
 
 #[test]
@@ -74,9 +73,9 @@ fn a_callers_device_computes_what_a_device_of_our_own_does() {
     let (adapter, device, queue) = engine_device(true);
     let adopted = Context::from_wgpu(&adapter, device.clone(), queue.clone(), true);
     for family in [Family::recurrent(), Family::chunked()] {
-        let (out, dqkv) = run(&adopted, family);
-        assert!(out.iter().chain(&dqkv).all(|x| x.is_finite()));
-        assert_eq!((out, dqkv), run(&own, family), "{family:?}: bitwise as on a device of our own");
+        let (out, grads) = run(&adopted, family);
+        assert!(out.iter().chain(&grads.dqkv).chain(&grads.dconv).all(|x| x.is_finite()));
+        assert_eq!((out, grads), run(&own, family), "{family:?}: bitwise as on a device of our own");
     }
     // The caller's clones still work: the layer did not take the device away.
     let _still_usable = device.create_buffer(&wgpu::BufferDescriptor {
@@ -87,33 +86,49 @@ fn a_callers_device_computes_what_a_device_of_our_own_does() {
     });
 }
 
-/// The forward's kernel names, in dispatch order, of a tape that has run.
-fn forward_kernels(tape: &Tape) -> Vec<&'static str> {
-    tape.profile(Pass::Forward).expect("a profile").0.into_iter().map(|(name, _)| name).collect()
+/// The kernel names of `pass`, in dispatch order, of a tape that has run.
+fn kernels(tape: &Tape, pass: Pass) -> Vec<&'static str> {
+    tape.profile(pass).expect("a profile").0.into_iter().map(|(name, _)| name).collect()
 }
 
 #[test]
-fn a_device_that_binds_twelve_storage_buffers_keeps_the_conv_in_dispatches_of_its_own() {
-    // 12 storage buffers: the recurrent backward's, one fewer than the fused conv kernels bind.
+fn a_device_that_binds_fewer_storage_buffers_keeps_apart_the_kernels_that_bind_more() {
+    // 12 storage buffers: the recurrent backward's, one fewer than the fused conv kernels bind and
+    // as many as the conv's input gradient with the sums' partials; 11: one fewer than that.
     let fused = Kernel::ConvQkNormGatesProductsForward.storage_buffers();
-    assert_eq!((fused, Kernel::QkNormConvBackward.storage_buffers()), (13, 13));
-    let (adapter, device, queue) = engine_device_binding(true, Some(12));
-    let twelve = Context::from_wgpu(&adapter, device, queue, true);
+    let sums = Kernel::ConvBackwardInputSums.storage_buffers();
+    assert_eq!((fused, Kernel::QkNormConvBackward.storage_buffers(), sums), (13, 13, 12));
     let own = Context::new().unwrap();
-    let split = tape(&twelve, Family::recurrent()).unwrap();
-    let (out, dqkv) = run_tape(&split);
-    assert_eq!(&forward_kernels(&split)[..2], ["conv_forward", "qk_norm_gates_products_forward"]);
-    assert!(out.iter().chain(&dqkv).all(|x| x.is_finite()));
-    // Where our own device binds 13, the same batch runs the fused kernels: the same sums in the
-    // same order, so the two agree to f32 rounding (how a driver contracts them may differ).
+    let joined = tape(&own, Family::recurrent()).unwrap();
+    let (own_out, own_grads) = run_tape(&joined);
     if own.device().limits().max_storage_buffers_per_shader_stage >= fused {
-        let joined = tape(&own, Family::recurrent()).unwrap();
-        let (fused_out, fused_dqkv) = run_tape(&joined);
-        assert_eq!(forward_kernels(&joined)[0], "conv_qk_norm_gates_products_forward");
+        assert_eq!(kernels(&joined, Pass::Forward)[0], "conv_qk_norm_gates_products_forward");
+        assert!(kernels(&joined, Pass::Backward).contains(&"conv_backward_input_sums"));
+    }
+    for limit in [12, 11] {
+        let (adapter, device, queue) = engine_device_binding(true, Some(limit));
+        let limited = Context::from_wgpu(&adapter, device, queue, true);
+        let split = tape(&limited, Family::recurrent()).unwrap();
+        let (out, grads) = run_tape(&split);
+        assert_eq!(&kernels(&split, Pass::Forward)[..2], ["conv_forward", "qk_norm_gates_products_forward"]);
+        let backward = kernels(&split, Pass::Backward);
+        assert_eq!(backward.contains(&"conv_backward_input_sums"), limit >= sums, "{limit}: {backward:?}");
+        assert_eq!(backward.contains(&"column_sums_partial"), limit < sums, "{limit}: {backward:?}");
+        assert!(out.iter().chain(&grads.dqkv).chain(&grads.dconv).all(|x| x.is_finite()));
+        // The same sums in the same order whichever kernels hold them, so the devices agree to f32
+        // rounding (how a driver contracts them may differ).
         let wide = |x: &[f32]| x.iter().map(|&v| f64::from(v)).collect::<Vec<f64>>();
-        for (name, a, b) in [("out", &out, &fused_out), ("dqkv", &dqkv, &fused_dqkv)] {
+        let compared = [
+            ("out", &out, &own_out),
+            ("dqkv", &grads.dqkv, &own_grads.dqkv),
+            ("dconv", &grads.dconv, &own_grads.dconv),
+            ("dnorm", &grads.dnorm, &own_grads.dnorm),
+            ("da_log", &grads.da_log, &own_grads.da_log),
+            ("ddt_bias", &grads.ddt_bias, &own_grads.ddt_bias),
+        ];
+        for (name, a, b) in compared {
             let error = relative_error_f32(&wide(a), &wide(b));
-            println!("{name}: split against fused conv kernels, relative error {error:.2e}");
+            println!("{name}: {limit} storage buffers against our own device's, relative error {error:.2e}");
             assert!(error < 1e-5, "{name}: {error:e}");
         }
     }

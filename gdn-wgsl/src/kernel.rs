@@ -93,6 +93,8 @@ pub const CONV_RUNS_TO_FILL: u32 = 64;
 pub const CONV_WINDOW: u32 = 4;
 /// Columns per workgroup of the column sums.
 pub const COLUMNS: u32 = 64;
+// `Kernel::ConvBackwardInputSums` runs ELEMENTS / COLUMNS column-sum jobs in each of its workgroups.
+const _: () = assert!(ELEMENTS.is_multiple_of(COLUMNS));
 /// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
 pub const VEC: u32 = 64;
 /// Threads per workgroup of the chunked family's kernels (`templates/matmul.wgsl`: 16 × 16 threads,
@@ -197,6 +199,10 @@ pub enum Kernel {
     /// Partial column sums of every parameter gradient (dconv's, and those of the backward's
     /// per-element terms: dnorm's, da_log's, ddt_bias's), all in one dispatch.
     ColumnSumsPartial,
+    /// [`Kernel::ConvBackwardInput`] and [`Kernel::ColumnSumsPartial`] in one dispatch (neither
+    /// reads what the other writes). It binds 12 storage buffers, so the plan takes it only where
+    /// the device allows as many.
+    ConvBackwardInputSums,
     /// Every parameter sum's totals from its partial sums, in one dispatch.
     ColumnSumsFinish,
     /// Chunked family: the state-independent part of every chunk (decays, Q Kᵀ, K Kᵀ, T, W¹, Ũ).
@@ -252,7 +258,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 41] = [
+    pub const ALL: [Kernel; 42] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::QkNormGatesProductsForward,
@@ -271,6 +277,7 @@ impl Kernel {
         Kernel::ConvBackwardPre,
         Kernel::ConvBackwardInput,
         Kernel::ColumnSumsPartial,
+        Kernel::ConvBackwardInputSums,
         Kernel::ColumnSumsFinish,
         Kernel::ChunkPrepare,
         Kernel::ChunkState,
@@ -349,6 +356,7 @@ impl Kernel {
                 | Kernel::ConvBackwardPre
                 | Kernel::ConvBackwardInput
                 | Kernel::ColumnSumsPartial
+                | Kernel::ConvBackwardInputSums
                 | Kernel::ColumnSumsFinish
                 | Kernel::WidenBf16
                 | Kernel::WidenF16
@@ -393,6 +401,7 @@ impl Kernel {
             Kernel::ConvForward
             | Kernel::ConvBackwardPre
             | Kernel::ConvBackwardInput
+            | Kernel::ConvBackwardInputSums
             | Kernel::WidenBf16
             | Kernel::WidenF16
             | Kernel::NarrowBf16
@@ -524,7 +533,7 @@ impl Kernel {
             Kernel::WidenBf16 | Kernel::WidenF16 | Kernel::NarrowBf16 | Kernel::NarrowF16 | Kernel::AddInto => {
                 vec![("ELEMENTS", ELEMENTS)]
             }
-            Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => {
+            Kernel::ColumnSumsPartial | Kernel::ConvBackwardInputSums | Kernel::ColumnSumsFinish => {
                 vec![
                     ("COLUMNS", COLUMNS),
                     ("ELEMENTS", ELEMENTS),
@@ -637,6 +646,7 @@ impl Kernel {
             Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
             Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
             Kernel::ColumnSumsPartial => &COLUMN_SUMS_PARTIAL,
+            Kernel::ConvBackwardInputSums => &CONV_BACKWARD_INPUT_SUMS,
             Kernel::ColumnSumsFinish => &COLUMN_SUMS_FINISH,
             Kernel::ChunkPrepare => &CHUNK_PREPARE,
             Kernel::ChunkState => &CHUNK_STATE,
@@ -678,6 +688,8 @@ const CONV_PRE: (&str, &str) = ("conv_pre", include_str!("../templates/conv_pre.
 const COLUMN_SUMS: (&str, &str) = ("column_sums", include_str!("../templates/column_sums.wgsl"));
 const DCONV_WINDOW: (&str, &str) = ("dconv_window", include_str!("../templates/dconv_window.wgsl"));
 const DCONV_PARTIAL: (&str, &str) = ("dconv_partial", include_str!("../templates/dconv_partial.wgsl"));
+const PARTIAL_SUMS: (&str, &str) = ("partial_sums", include_str!("../templates/partial_sums.wgsl"));
+const CONV_INPUT_GRAD: (&str, &str) = ("conv_input_grad", include_str!("../templates/conv_input_grad.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
 const MATMUL_STAGING: (&str, &str) = ("matmul_staging", include_str!("../templates/matmul_staging.wgsl"));
@@ -1011,7 +1023,7 @@ const CONV_BACKWARD_PRE: Spec = Spec {
 const CONV_BACKWARD_INPUT: Spec = Spec {
     name: "conv_backward_input",
     template: include_str!("../templates/conv_backward_input.wgsl"),
-    snippets: &[SEQUENCES, CONV_RUNS],
+    snippets: &[SEQUENCES, CONV_RUNS, CONV_INPUT_GRAD],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -1034,7 +1046,7 @@ const SUM_SHAPES: [Binding; 4] = [
 const COLUMN_SUMS_PARTIAL: Spec = Spec {
     name: "column_sums_partial",
     template: include_str!("../templates/column_sums_partial.wgsl"),
-    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, COLUMN_SUMS, DCONV_WINDOW, DCONV_PARTIAL],
+    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, COLUMN_SUMS, DCONV_WINDOW, DCONV_PARTIAL, PARTIAL_SUMS],
     bindings: &[
         bind("layer", LayerUniform),
         SUM_SHAPES[0],
@@ -1049,6 +1061,41 @@ const COLUMN_SUMS_PARTIAL: Spec = Spec {
         bind("dlog_term", ReadF32),
         bind("da", ReadF32),
         bind("partial", WriteF32),
+    ],
+};
+
+const CONV_BACKWARD_INPUT_SUMS: Spec = Spec {
+    name: "conv_backward_input_sums",
+    template: include_str!("../templates/conv_backward_input_sums.wgsl"),
+    snippets: &[
+        SEQUENCES,
+        CONV_TAP,
+        CONV_RUNS,
+        CONV_WINDOWS,
+        CONV_INPUT_GRAD,
+        COLUMN_SUMS,
+        DCONV_WINDOW,
+        DCONV_PARTIAL,
+        PARTIAL_SUMS,
+    ],
+    bindings: &[
+        bind("layer", LayerUniform),
+        SUM_SHAPES[0],
+        SUM_SHAPES[1],
+        SUM_SHAPES[2],
+        SUM_SHAPES[3],
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
+        bind("conv", ReadF32),
+        bind("dpre", ReadF32),
+        bind("dfinal_conv_state", ReadF32),
+        bind("dnorm_term", ReadF32),
+        bind("dlog_term", ReadF32),
+        bind("da", ReadF32),
+        bind("partial", WriteF32),
+        bind("dqkv", WriteF32),
+        bind("dconv_state", WriteF32),
     ],
 };
 

@@ -33,3 +33,10 @@ fn conv_run(job: u32, lid: u32) -> ConvRun {
 fn conv_run_valid(run: ConvRun) -> bool {
     return run.c < layer.channels && run.first < layer.tokens;
 }
+
+// Workgroups of the conv's runs: channel groups by runs of tokens (the grid the host gives a conv
+// kernel, and the first jobs of conv_backward_input_sums' dispatch).
+fn conv_run_jobs() -> u32 {
+    let groups = (layer.channels + ELEMENTS - 1u) / ELEMENTS;
+    return groups * ((layer.tokens + conv_run_length() - 1u) / conv_run_length());
+}

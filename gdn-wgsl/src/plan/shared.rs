@@ -146,7 +146,8 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
 }
 
 /// The backward: norm, the family's delta rule, q/k norms and gates (one dispatch, with the conv's
-/// dpre where [`conv_in_norms`]), conv, then the parameter sums.
+/// dpre where [`conv_in_norms`]), the conv's input gradient and the parameter sums' partials (one
+/// dispatch where the device binds 12 storage buffers), then the sums' totals.
 pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
@@ -159,11 +160,18 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
         stages.push_with(Kernel::QkNormBackward, tokens * config.nk, &gate_parts)?;
         stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
     }
-    stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
-    // Every sum's partials in one dispatch, then every total in one.
+    // Every sum's partials in one dispatch (with the conv's input gradient where the device binds
+    // the storage buffers both need), then every total in one.
     let sums = reductions(g);
-    let partial_jobs = (0..sums.len()).map(|which| partial_groups(g, &sums, which) * sums[which].blocks as usize);
-    stages.push(Kernel::ColumnSumsPartial, partial_jobs.sum())?;
+    let partial_jobs: usize =
+        (0..sums.len()).map(|which| partial_groups(g, &sums, which) * sums[which].blocks as usize).sum();
+    if Kernel::ConvBackwardInputSums.storage_buffers() <= g.options.storage_buffers {
+        let per_workgroup = (ELEMENTS / COLUMNS) as usize;
+        stages.push(Kernel::ConvBackwardInputSums, conv_runs(g) + partial_jobs.div_ceil(per_workgroup))?;
+    } else {
+        stages.push(Kernel::ConvBackwardInput, conv_runs(g))?;
+        stages.push(Kernel::ColumnSumsPartial, partial_jobs)?;
+    }
     stages.push(Kernel::ColumnSumsFinish, sums.iter().map(column_groups).sum())
 }
 

@@ -172,3 +172,24 @@ fn the_recurrent_backward_spreads_columns_for_few_heads_within_its_memory_bound(
     assert_eq!(backward(1, long - 1, true), (Kernel::RecurrenceBackwardColumns, 48, 6));
     assert_eq!(backward(1, long, true), (Kernel::RecurrenceBackward, 8, 1));
 }
+
+#[test]
+fn the_conv_input_gradient_shares_the_sums_partials_dispatch_where_the_device_binds_twelve_buffers() {
+    let config = LayerConfig::new(2, 4, 16, 16, 4).unwrap();
+    let backward = |storage_buffers: u32| {
+        let options = PlanOptions { family: Family::recurrent(), storage_buffers, ..PlanOptions::default() };
+        let plan = LayerPlan::new(&config, &[0, 70, 75], &options).unwrap();
+        plan.backward.unwrap().into_iter().map(|s| (s.kernel, s.workgroups)).collect::<Vec<_>>()
+    };
+    let split = backward(11);
+    let jobs = |kernel: Kernel| split.iter().find(|s| s.0 == kernel).map(|s| s.1);
+    let (conv_jobs, partial_jobs) =
+        (jobs(Kernel::ConvBackwardInput).unwrap(), jobs(Kernel::ColumnSumsPartial).unwrap());
+    let joined = backward(Kernel::ConvBackwardInputSums.storage_buffers());
+    assert_eq!(joined.len() + 1, split.len());
+    // The conv's runs first, then ELEMENTS / COLUMNS of the partials' jobs a workgroup.
+    let per_workgroup = (crate::ELEMENTS / crate::COLUMNS) as usize;
+    let expected = (Kernel::ConvBackwardInputSums, conv_jobs + partial_jobs.div_ceil(per_workgroup));
+    assert!(joined.contains(&expected), "{joined:?}");
+    assert!(!joined.iter().any(|s| matches!(s.0, Kernel::ConvBackwardInput | Kernel::ColumnSumsPartial)));
+}
