@@ -95,6 +95,11 @@ pub const CONV_WINDOW: u32 = 4;
 pub const COLUMNS: u32 = 64;
 // `Kernel::ConvBackwardInputSums` runs ELEMENTS / COLUMNS column-sum jobs in each of its workgroups.
 const _: () = assert!(ELEMENTS.is_multiple_of(COLUMNS));
+/// Units (columns, or dconv's channels) per workgroup of the parameter sums' totals in one pass
+/// (`templates/column_totals.wgsl`): each workgroup of [`ELEMENTS`] invocations takes this many
+/// units by up to ELEMENTS / TOTAL_UNITS blocks of rows.
+pub const TOTAL_UNITS: u32 = 16;
+const _: () = assert!(ELEMENTS.is_multiple_of(TOTAL_UNITS));
 /// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
 pub const VEC: u32 = 64;
 /// Threads per workgroup of the chunked family's kernels (`templates/matmul.wgsl`: 16 × 16 threads,
@@ -203,6 +208,11 @@ pub enum Kernel {
     /// reads what the other writes). It binds 12 storage buffers, so the plan takes it only where
     /// the device allows as many.
     ConvBackwardInputSums,
+    /// [`Kernel::ConvBackwardInput`] and every parameter sum's totals in one pass, in one dispatch:
+    /// for short batches (each sum's rows in at most ELEMENTS / [`TOTAL_UNITS`] blocks), the
+    /// backward's last. It binds 15 storage buffers, so the plan takes it only where the device
+    /// allows as many.
+    ConvBackwardInputTotals,
     /// Every parameter sum's totals from its partial sums, in one dispatch.
     ColumnSumsFinish,
     /// Chunked family: the state-independent part of every chunk (decays, Q Kᵀ, K Kᵀ, T, W¹, Ũ).
@@ -258,7 +268,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 42] = [
+    pub const ALL: [Kernel; 43] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::QkNormGatesProductsForward,
@@ -278,6 +288,7 @@ impl Kernel {
         Kernel::ConvBackwardInput,
         Kernel::ColumnSumsPartial,
         Kernel::ConvBackwardInputSums,
+        Kernel::ConvBackwardInputTotals,
         Kernel::ColumnSumsFinish,
         Kernel::ChunkPrepare,
         Kernel::ChunkState,
@@ -357,6 +368,7 @@ impl Kernel {
                 | Kernel::ConvBackwardInput
                 | Kernel::ColumnSumsPartial
                 | Kernel::ConvBackwardInputSums
+                | Kernel::ConvBackwardInputTotals
                 | Kernel::ColumnSumsFinish
                 | Kernel::WidenBf16
                 | Kernel::WidenF16
@@ -402,6 +414,7 @@ impl Kernel {
             | Kernel::ConvBackwardPre
             | Kernel::ConvBackwardInput
             | Kernel::ConvBackwardInputSums
+            | Kernel::ConvBackwardInputTotals
             | Kernel::WidenBf16
             | Kernel::WidenF16
             | Kernel::NarrowBf16
@@ -472,6 +485,8 @@ impl Kernel {
                 let sums = if portable { 4 * layout.threads() } else { 0 };
                 recurrent_stage_floats(dims, recurrent_stage(dims)) + sums
             }
+            // column_totals.wgsl's blocks' sums, a vec4 an invocation.
+            Kernel::ConvBackwardInputTotals => 4 * ELEMENTS,
             Kernel::RecurrenceBackward => {
                 let t = Tiling::backward(dims);
                 t.ty * t.columns() + t.tx * t.rows()
@@ -533,9 +548,13 @@ impl Kernel {
             Kernel::WidenBf16 | Kernel::WidenF16 | Kernel::NarrowBf16 | Kernel::NarrowF16 | Kernel::AddInto => {
                 vec![("ELEMENTS", ELEMENTS)]
             }
-            Kernel::ColumnSumsPartial | Kernel::ConvBackwardInputSums | Kernel::ColumnSumsFinish => {
+            Kernel::ColumnSumsPartial
+            | Kernel::ConvBackwardInputSums
+            | Kernel::ConvBackwardInputTotals
+            | Kernel::ColumnSumsFinish => {
                 vec![
                     ("COLUMNS", COLUMNS),
+                    ("TOTAL_UNITS", TOTAL_UNITS),
                     ("ELEMENTS", ELEMENTS),
                     ("CONV_RUN", CONV_RUN),
                     ("CONV_RUNS_TO_FILL", CONV_RUNS_TO_FILL),
@@ -647,6 +666,7 @@ impl Kernel {
             Kernel::ConvBackwardInput => &CONV_BACKWARD_INPUT,
             Kernel::ColumnSumsPartial => &COLUMN_SUMS_PARTIAL,
             Kernel::ConvBackwardInputSums => &CONV_BACKWARD_INPUT_SUMS,
+            Kernel::ConvBackwardInputTotals => &CONV_BACKWARD_INPUT_TOTALS,
             Kernel::ColumnSumsFinish => &COLUMN_SUMS_FINISH,
             Kernel::ChunkPrepare => &CHUNK_PREPARE,
             Kernel::ChunkState => &CHUNK_STATE,
@@ -689,6 +709,8 @@ const COLUMN_SUMS: (&str, &str) = ("column_sums", include_str!("../templates/col
 const DCONV_WINDOW: (&str, &str) = ("dconv_window", include_str!("../templates/dconv_window.wgsl"));
 const DCONV_PARTIAL: (&str, &str) = ("dconv_partial", include_str!("../templates/dconv_partial.wgsl"));
 const PARTIAL_SUMS: (&str, &str) = ("partial_sums", include_str!("../templates/partial_sums.wgsl"));
+const SUM_BLOCKS: (&str, &str) = ("sum_blocks", include_str!("../templates/sum_blocks.wgsl"));
+const SUM_TOTALS: (&str, &str) = ("sum_totals", include_str!("../templates/sum_totals.wgsl"));
 const CONV_INPUT_GRAD: (&str, &str) = ("conv_input_grad", include_str!("../templates/conv_input_grad.wgsl"));
 const ROW_SUM: (&str, &str) = ("row_sum", include_str!("../templates/row_sum.wgsl"));
 const STATE_TILE: (&str, &str) = ("state_tile", include_str!("../templates/state_tile.wgsl"));
@@ -1046,7 +1068,17 @@ const SUM_SHAPES: [Binding; 4] = [
 const COLUMN_SUMS_PARTIAL: Spec = Spec {
     name: "column_sums_partial",
     template: include_str!("../templates/column_sums_partial.wgsl"),
-    snippets: &[SEQUENCES, CONV_TAP, CONV_RUNS, CONV_WINDOWS, COLUMN_SUMS, DCONV_WINDOW, DCONV_PARTIAL, PARTIAL_SUMS],
+    snippets: &[
+        SEQUENCES,
+        CONV_TAP,
+        CONV_RUNS,
+        CONV_WINDOWS,
+        COLUMN_SUMS,
+        DCONV_WINDOW,
+        DCONV_PARTIAL,
+        SUM_BLOCKS,
+        PARTIAL_SUMS,
+    ],
     bindings: &[
         bind("layer", LayerUniform),
         SUM_SHAPES[0],
@@ -1076,6 +1108,7 @@ const CONV_BACKWARD_INPUT_SUMS: Spec = Spec {
         COLUMN_SUMS,
         DCONV_WINDOW,
         DCONV_PARTIAL,
+        SUM_BLOCKS,
         PARTIAL_SUMS,
     ],
     bindings: &[
@@ -1099,10 +1132,50 @@ const CONV_BACKWARD_INPUT_SUMS: Spec = Spec {
     ],
 };
 
+const CONV_BACKWARD_INPUT_TOTALS: Spec = Spec {
+    name: "conv_backward_input_totals",
+    template: include_str!("../templates/conv_backward_input_totals.wgsl"),
+    snippets: &[
+        SEQUENCES,
+        CONV_TAP,
+        CONV_RUNS,
+        CONV_WINDOWS,
+        CONV_INPUT_GRAD,
+        COLUMN_SUMS,
+        DCONV_WINDOW,
+        DCONV_PARTIAL,
+        SUM_BLOCKS,
+        SUM_TOTALS,
+        ("column_totals", include_str!("../templates/column_totals.wgsl")),
+    ],
+    bindings: &[
+        bind("layer", LayerUniform),
+        SUM_SHAPES[0],
+        SUM_SHAPES[1],
+        SUM_SHAPES[2],
+        SUM_SHAPES[3],
+        bind("index", ReadU32),
+        bind("qkv", ReadF32),
+        bind("conv_state", ReadF32),
+        bind("conv", ReadF32),
+        bind("dpre", ReadF32),
+        bind("dfinal_conv_state", ReadF32),
+        bind("dnorm_term", ReadF32),
+        bind("dlog_term", ReadF32),
+        bind("da", ReadF32),
+        bind("dqkv", WriteF32),
+        bind("dconv_state", WriteF32),
+        bind("dconv", WriteF32),
+        bind("dnorm", WriteF32),
+        bind("da_log", WriteF32),
+        bind("ddt_bias", WriteF32),
+    ],
+};
+
 const COLUMN_SUMS_FINISH: Spec = Spec {
     name: "column_sums_finish",
     template: include_str!("../templates/column_sums_finish.wgsl"),
-    snippets: &[COLUMN_SUMS],
+    snippets: &[COLUMN_SUMS, SUM_TOTALS],
     bindings: &[
         bind("layer", LayerUniform),
         SUM_SHAPES[0],

@@ -35,7 +35,7 @@ pub use dims::{HeadDims, SUPPORTED_SIZES, UnsupportedDims};
 pub use kernel::{
     Binding, BindingKind, CHUNK_COLUMNS, COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, COOP_GATE_TERMS,
     COOP_KEY_TERMS, COOP_RECORD, ELEMENTS, Kernel, LANE_BLOCK, MATMUL_THREADS, MAX_CHUNK, MAX_DECODE_TOKENS,
-    RECURRENT_CHUNK, VEC,
+    RECURRENT_CHUNK, TOTAL_UNITS, VEC,
 };
 pub use precision::Precision;
 pub use tiling::{CoopTiling, LaneLayout, ROW_LANES, Tiling};

@@ -22,29 +22,44 @@ fn column_groups(r: Reduce) -> u32 {
     return (r.cols + COLUMNS - 1u) / COLUMNS;
 }
 
-// Groups of sum `which`'s partial jobs in a block of rows: of COLUMNS columns, but dconv's of
-// COLUMNS channels where one invocation takes every tap of a channel (kk ≤ CONV_WINDOW,
-// dconv_window.wgsl).
-fn partial_groups(which: u32) -> u32 {
+// What one invocation of a block sums for sum `which`: a column, but for dconv a channel (every
+// one of its taps) where kk ≤ CONV_WINDOW (dconv_window.wgsl).
+fn sum_units(which: u32) -> u32 {
     if (which == 0u && layer.kk <= CONV_WINDOW) {
-        return (layer.channels + COLUMNS - 1u) / COLUMNS;
+        return layer.channels;
     }
-    return column_groups(sum_shape(which));
+    return sum_shape(which).cols;
 }
 
-// A dispatch's job, every sum's jobs in turn (its partial groups by its blocks, or its column
-// groups for the totals): the sum it belongs to and its index there (past the last sum's jobs:
-// the last sum, out of range).
+// How a dispatch cuts the sums into workgroups: the totals from the partials (column_sums_finish:
+// COLUMNS columns a job), the partials (COLUMNS units by a block of rows a job, the unit groups
+// fastest), or the totals in one pass (column_totals.wgsl: TOTAL_UNITS units by every block a job).
+const JOBS_FINISH: u32 = 0u;
+const JOBS_PARTIAL: u32 = 1u;
+const JOBS_ONE_PASS: u32 = 2u;
+
+fn sum_jobs(which: u32, kind: u32) -> u32 {
+    let r = sum_shape(which);
+    if (kind == JOBS_FINISH) {
+        return column_groups(r);
+    }
+    if (kind == JOBS_PARTIAL) {
+        return (sum_units(which) + COLUMNS - 1u) / COLUMNS * r.blocks;
+    }
+    return (sum_units(which) + TOTAL_UNITS - 1u) / TOTAL_UNITS;
+}
+
+// A dispatch's job, every sum's jobs in turn: the sum it belongs to and its index there (past the
+// last sum's jobs: the last sum, out of range).
 struct SumJob {
     which: u32,
     job: u32,
 }
 
-fn sum_job(job: u32, partials: bool) -> SumJob {
+fn sum_job(job: u32, kind: u32) -> SumJob {
     var x = SumJob(0u, job);
     for (; x.which < 3u; x.which = x.which + 1u) {
-        let r = sum_shape(x.which);
-        let jobs = select(column_groups(r), partial_groups(x.which) * r.blocks, partials);
+        let jobs = sum_jobs(x.which, kind);
         if (x.job < jobs) {
             break;
         }

@@ -2,22 +2,10 @@
 // partial column sums (column_sums.wgsl's layout): total[col] = Σ_block partial[block, col].
 // One invocation per (sum, column), COLUMNS a workgroup, the grid folded.
 
-fn write_total(which: u32, col: u32, value: f32) {
-    if (which == 0u) {
-        dconv[col] = value;
-    } else if (which == 1u) {
-        dnorm[col] = value;
-    } else if (which == 2u) {
-        da_log[col] = value;
-    } else {
-        ddt_bias[col] = value;
-    }
-}
-
 @compute @workgroup_size(COLUMNS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let x = sum_job(folded(wg, nwg), false);
+    let x = sum_job(folded(wg, nwg), JOBS_FINISH);
     let r = sum_shape(x.which);
     let col = x.job * COLUMNS + lid;
     if (col >= r.cols) {

@@ -1,15 +1,8 @@
-// Partial sums of dconv[c, j] = Σ_t dpre[t, c]·x[t − (kk − 1) + j, c], positions before t's
-// sequence start read from its conv state (or zero): column col = c·kk + j, rows are tokens.
-// For kk > CONV_WINDOW. Job `job` of the sum's (COLUMNS columns, row block), column groups fastest
-// (partial_groups(0u) of them a block), invocation lid its column; writes partial[block, col]
-// (column_sums.wgsl's layout), totalled by column_sums_finish.
-fn dconv_tap_partial(job: u32, lid: u32) {
-    let groups = partial_groups(0u);
-    let block = job / groups;
-    let col = (job % groups) * COLUMNS + lid;
-    if (block >= reduce_dconv.blocks || col >= reduce_dconv.cols) {
-        return;
-    }
+// The sum of dconv[c, j] = Σ_t dpre[t, c]·x[t − (kk − 1) + j, c] over one block of rows (tokens) of
+// reduce_dconv, positions before t's sequence start read from its conv state (or zero), for column
+// col = c·kk + j. For kk > CONV_WINDOW (dconv_window.wgsl takes the others). The caller keeps
+// block and col in range.
+fn dconv_tap_block(block: u32, col: u32) -> f32 {
     let c = col / layer.kk;
     let j = col % layer.kk;
     let first = block * reduce_dconv.rows_per_block;
@@ -19,5 +12,5 @@ fn dconv_tap_partial(job: u32, lid: u32) {
         let n = token_seq(t);
         acc = acc + dpre[t * layer.channels + c] * conv_tap(n, seq_start(n), t, j, c);
     }
-    partial[reduce_dconv.partial_at + block * reduce_dconv.cols + col] = acc;
+    return acc;
 }

@@ -1,17 +1,9 @@
-// Partial sums of dconv[c, j] = Σ_t dpre[t, c]·x[t − (kk − 1) + j, c] for kk ≤ CONV_WINDOW, positions
-// before t's sequence start read from its conv state (or zero): every tap of a channel in one
-// invocation, the raw values in a window (conv_runs.wgsl), so that each is read once. Columns are
-// col = c·kk + j and rows tokens, as dconv_partial's (which takes kk > CONV_WINDOW).
-// Job `job` of the sum's (COLUMNS channels, row block), channel groups fastest (partial_groups(0u)
-// of them a block), invocation lid its channel; writes partial[block, col] (column_sums.wgsl's
-// layout), totalled by column_sums_finish.
-fn dconv_window_partial(job: u32, lid: u32) {
-    let groups = partial_groups(0u);
-    let block = job / groups;
-    let c = (job % groups) * COLUMNS + lid;
-    if (block >= reduce_dconv.blocks || c >= layer.channels) {
-        return;
-    }
+// The sums of dconv[c, j] = Σ_t dpre[t, c]·x[t − (kk − 1) + j, c] over one block of rows (tokens) of
+// reduce_dconv, for kk ≤ CONV_WINDOW, positions before t's sequence start read from its conv state
+// (or zero): every tap of channel c in one invocation (tap j in component j), the raw values in a
+// window (conv_runs.wgsl), so that each is read once. Columns of the sum are col = c·kk + j, as
+// dconv_partial's (which takes kk > CONV_WINDOW). The caller keeps block and c in range.
+fn dconv_window_block(block: u32, c: u32) -> vec4<f32> {
     let first = block * reduce_dconv.rows_per_block;
     let last = min(first + reduce_dconv.rows_per_block, reduce_dconv.rows);
     var window = window_before(first, c);
@@ -35,7 +27,5 @@ fn dconv_window_partial(job: u32, lid: u32) {
         }
         acc = acc + dpre[t * layer.channels + c] * taps;
     }
-    for (var j = 0u; j < layer.kk; j = j + 1u) {
-        partial[reduce_dconv.partial_at + block * reduce_dconv.cols + c * layer.kk + j] = component(acc, j);
-    }
+    return acc;
 }

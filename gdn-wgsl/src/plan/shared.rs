@@ -5,22 +5,44 @@
 use super::buffer::{BufferId, BufferSpec, Contents, Work};
 use super::geometry::Geometry;
 use super::{PlanError, Stages};
-use crate::{COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, ELEMENTS, Kernel, ReduceUniform};
+use crate::{COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, ELEMENTS, Kernel, ReduceUniform, TOTAL_UNITS};
 use gdn_ref::{Presence, Tensor};
 
 /// The uniforms of the backward's column sums (dconv, dnorm, da_log, ddt_bias: the order of
 /// `templates/column_sums.wgsl`'s `which`).
 const SUM_UNIFORMS: [Work; 4] = [Work::ReduceDconv, Work::ReduceDnorm, Work::ReduceDaLog, Work::ReduceDdtBias];
 
+/// Rows a parameter sum may have for its totals to come in one pass
+/// ([`Kernel::ConvBackwardInputTotals`]): ELEMENTS / TOTAL_UNITS blocks of at most 64 rows.
+const ONE_PASS_ROWS: usize = 1024;
+
+/// Blocks of rows of each sum in one pass: as many as a workgroup of the one-pass totals holds.
+const ONE_PASS_BLOCKS: usize = (ELEMENTS / TOTAL_UNITS) as usize;
+
+/// Whether the parameter sums' totals come in one pass, in the dispatch of the conv's input
+/// gradient ([`Kernel::ConvBackwardInputTotals`]): where every sum has at most [`ONE_PASS_ROWS`]
+/// rows (dnorm's, the most: a row per (token, value head)) and the device binds the storage
+/// buffers it needs. Else their partials and totals are two dispatches.
+fn totals_in_one_pass(g: &Geometry) -> bool {
+    g.tokens() * g.config.nv <= ONE_PASS_ROWS
+        && Kernel::ConvBackwardInputTotals.storage_buffers() <= g.options.storage_buffers
+}
+
 /// Shape of each column sum, in the order of [`SUM_UNIFORMS`], each sum's partials after the
 /// previous one's.
 fn reductions(g: &Geometry) -> [ReduceUniform; 4] {
     let (config, tokens) = (g.config, g.tokens());
-    // At most 1 024 blocks of rows, of at least 64 rows where they are many; fewer than 1 024 rows
-    // take 16 blocks (of 8 rows at least), so that a short batch's sums still spread over the GPU
-    // instead of walking 64 tokens a workgroup (S4's dconv: 42 µs on the H200).
+    let one_pass = totals_in_one_pass(g);
+    // In one pass, ONE_PASS_BLOCKS blocks. Else at most 1 024 blocks of rows, of at least 64 rows
+    // where they are many; fewer than 1 024 rows take 16 blocks (of 8 rows at least), so that a
+    // short batch's sums still spread over the GPU instead of walking 64 tokens a workgroup (S4's
+    // dconv: 42 µs on the H200).
     let shape = |rows: usize, cols: usize| {
-        let rows_per_block = rows.div_ceil(1024).max((rows / 16).clamp(8, 64));
+        let rows_per_block = if one_pass {
+            rows.div_ceil(ONE_PASS_BLOCKS).max(1)
+        } else {
+            rows.div_ceil(1024).max((rows / 16).clamp(8, 64))
+        };
         ReduceUniform {
             rows: rows as u32,
             cols: cols as u32,
@@ -146,8 +168,9 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
 }
 
 /// The backward: norm, the family's delta rule, q/k norms and gates (one dispatch, with the conv's
-/// dpre where [`conv_in_norms`]), the conv's input gradient and the parameter sums' partials (one
-/// dispatch where the device binds 12 storage buffers), then the sums' totals.
+/// dpre where [`conv_in_norms`]), then the conv's input gradient and the parameter sums: with their
+/// totals in one pass for short batches ([`totals_in_one_pass`]), else with their partials (one
+/// dispatch where the device binds 12 storage buffers) and the totals after.
 pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
@@ -160,11 +183,16 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
         stages.push_with(Kernel::QkNormBackward, tokens * config.nk, &gate_parts)?;
         stages.push(Kernel::ConvBackwardPre, conv_runs(g))?;
     }
+    let sums = reductions(g);
+    if totals_in_one_pass(g) {
+        let jobs: usize = (0..sums.len()).map(|which| sum_units(g, &sums, which).div_ceil(TOTAL_UNITS as usize)).sum();
+        return stages.push(Kernel::ConvBackwardInputTotals, conv_runs(g) + jobs);
+    }
     // Every sum's partials in one dispatch (with the conv's input gradient where the device binds
     // the storage buffers both need), then every total in one.
-    let sums = reductions(g);
-    let partial_jobs: usize =
-        (0..sums.len()).map(|which| partial_groups(g, &sums, which) * sums[which].blocks as usize).sum();
+    let partial_jobs: usize = (0..sums.len())
+        .map(|which| sum_units(g, &sums, which).div_ceil(COLUMNS as usize) * sums[which].blocks as usize)
+        .sum();
     if Kernel::ConvBackwardInputSums.storage_buffers() <= g.options.storage_buffers {
         let per_workgroup = (ELEMENTS / COLUMNS) as usize;
         stages.push(Kernel::ConvBackwardInputSums, conv_runs(g) + partial_jobs.div_ceil(per_workgroup))?;
@@ -180,13 +208,9 @@ fn column_groups(sum: &ReduceUniform) -> usize {
     sum.cols.div_ceil(COLUMNS) as usize
 }
 
-/// Groups of sum `which`'s partial jobs in a block of rows (`column_sums.wgsl`'s
-/// `partial_groups`): its column groups, but dconv's (sum 0) are of COLUMNS channels where one
-/// invocation takes every tap of a channel (kk ≤ CONV_WINDOW).
-fn partial_groups(g: &Geometry, sums: &[ReduceUniform; 4], which: usize) -> usize {
-    if which == 0 && g.config.kk <= CONV_WINDOW as usize {
-        g.config.channels().div_ceil(COLUMNS as usize)
-    } else {
-        column_groups(&sums[which])
-    }
+/// What one invocation of a block sums for sum `which` (`column_sums.wgsl`'s `sum_units`): its
+/// columns, but dconv's (sum 0) channels where one invocation takes every tap of a channel
+/// (kk ≤ CONV_WINDOW).
+fn sum_units(g: &Geometry, sums: &[ReduceUniform; 4], which: usize) -> usize {
+    if which == 0 && g.config.kk <= CONV_WINDOW as usize { g.config.channels() } else { sums[which].cols as usize }
 }

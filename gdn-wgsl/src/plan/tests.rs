@@ -174,22 +174,33 @@ fn the_recurrent_backward_spreads_columns_for_few_heads_within_its_memory_bound(
 }
 
 #[test]
-fn the_conv_input_gradient_shares_the_sums_partials_dispatch_where_the_device_binds_twelve_buffers() {
+fn the_conv_input_gradient_shares_a_dispatch_with_the_parameter_sums_where_the_device_binds_enough() {
     let config = LayerConfig::new(2, 4, 16, 16, 4).unwrap();
-    let backward = |storage_buffers: u32| {
+    // (kernel, workgroups) of the backward's stages after the q/k norms'.
+    let tail = |tokens: usize, storage_buffers: u32| {
         let options = PlanOptions { family: Family::recurrent(), storage_buffers, ..PlanOptions::default() };
-        let plan = LayerPlan::new(&config, &[0, 70, 75], &options).unwrap();
-        plan.backward.unwrap().into_iter().map(|s| (s.kernel, s.workgroups)).collect::<Vec<_>>()
+        let plan = LayerPlan::new(&config, &[0, tokens - 5, tokens], &options).unwrap();
+        let stages: Vec<(Kernel, usize)> =
+            plan.backward.unwrap().into_iter().map(|s| (s.kernel, s.workgroups)).collect();
+        let first = stages.iter().position(|s| s.0.name().starts_with("conv_backward_input")).expect("the conv's");
+        stages[first..].to_vec()
     };
-    let split = backward(11);
-    let jobs = |kernel: Kernel| split.iter().find(|s| s.0 == kernel).map(|s| s.1);
-    let (conv_jobs, partial_jobs) =
-        (jobs(Kernel::ConvBackwardInput).unwrap(), jobs(Kernel::ColumnSumsPartial).unwrap());
-    let joined = backward(Kernel::ConvBackwardInputSums.storage_buffers());
-    assert_eq!(joined.len() + 1, split.len());
+    let (sums, totals) =
+        (Kernel::ConvBackwardInputSums.storage_buffers(), Kernel::ConvBackwardInputTotals.storage_buffers());
+    assert_eq!((sums, totals), (12, 15));
+    // 75 tokens: dnorm's 300 rows fit one pass (16 blocks); 300 tokens (1 200 rows) do not.
+    let split = tail(75, sums - 1);
+    let kernels = |stages: &[(Kernel, usize)]| stages.iter().map(|s| s.0).collect::<Vec<_>>();
+    assert_eq!(kernels(&split), [Kernel::ConvBackwardInput, Kernel::ColumnSumsPartial, Kernel::ColumnSumsFinish]);
+    let (conv_jobs, partial_jobs) = (split[0].1, split[1].1);
     // The conv's runs first, then ELEMENTS / COLUMNS of the partials' jobs a workgroup.
     let per_workgroup = (crate::ELEMENTS / crate::COLUMNS) as usize;
-    let expected = (Kernel::ConvBackwardInputSums, conv_jobs + partial_jobs.div_ceil(per_workgroup));
-    assert!(joined.contains(&expected), "{joined:?}");
-    assert!(!joined.iter().any(|s| matches!(s.0, Kernel::ConvBackwardInput | Kernel::ColumnSumsPartial)));
+    let joined = tail(75, totals - 1);
+    assert_eq!(joined, [(Kernel::ConvBackwardInputSums, conv_jobs + partial_jobs.div_ceil(per_workgroup)), split[2]]);
+    // In one pass: the conv's runs, then a workgroup per TOTAL_UNITS units of each sum (dconv's
+    // 64 channels, dnorm's 16 columns, da_log's and ddt_bias's 4).
+    let units = [config.channels(), config.dv, config.nv, config.nv];
+    let sum_jobs: usize = units.iter().map(|u| u.div_ceil(crate::TOTAL_UNITS as usize)).sum();
+    assert_eq!(tail(75, totals), [(Kernel::ConvBackwardInputTotals, conv_jobs + sum_jobs)]);
+    assert_eq!(kernels(&tail(300, totals)), [Kernel::ConvBackwardInputSums, Kernel::ColumnSumsFinish]);
 }
