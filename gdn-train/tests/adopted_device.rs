@@ -93,21 +93,25 @@ fn kernels(tape: &Tape, pass: Pass) -> Vec<&'static str> {
 
 #[test]
 fn a_device_that_binds_fewer_storage_buffers_keeps_apart_the_kernels_that_bind_more() {
-    // The conv's input gradient with the parameter sums' totals in one pass binds 15 storage
-    // buffers, the fused conv kernels 13, the conv's input gradient with the sums' partials 12 (as
-    // many as the recurrent backward); each limit below one of them keeps its parts apart.
+    // The column backward with the norm's backward binds 17 storage buffers, the conv's input
+    // gradient with the parameter sums' totals in one pass 15, the fused conv kernels 13, the conv's
+    // input gradient with the sums' partials 12 (as many as the recurrent backward); each limit
+    // below one of them keeps its parts apart.
     let fused = Kernel::ConvQkNormGatesProductsForward.storage_buffers();
     let (sums, totals) =
         (Kernel::ConvBackwardInputSums.storage_buffers(), Kernel::ConvBackwardInputTotals.storage_buffers());
-    assert_eq!((fused, Kernel::QkNormConvBackward.storage_buffers(), sums, totals), (13, 13, 12, 15));
+    let norm = Kernel::RecurrenceBackwardColumnsNorm.storage_buffers();
+    assert_eq!((fused, Kernel::QkNormConvBackward.storage_buffers(), sums, totals, norm), (13, 13, 12, 15, 17));
     let own = Context::new().unwrap();
     let joined = tape(&own, Family::recurrent()).unwrap();
     let (own_out, own_grads) = run_tape(&joined);
-    if own.device().limits().max_storage_buffers_per_shader_stage >= totals {
+    if own.device().limits().max_storage_buffers_per_shader_stage >= norm {
         assert_eq!(kernels(&joined, Pass::Forward)[0], "conv_qk_norm_gates_products_forward");
-        assert_eq!(kernels(&joined, Pass::Backward).last(), Some(&"conv_backward_input_totals"));
+        let backward = kernels(&joined, Pass::Backward);
+        assert!(backward[0].starts_with("recurrence_backward_columns_norm"), "{backward:?}");
+        assert_eq!(backward.last(), Some(&"conv_backward_input_totals"));
     }
-    for limit in [14, 12, 11] {
+    for limit in [16, 14, 12, 11] {
         let (adapter, device, queue) = engine_device_binding(true, Some(limit));
         let limited = Context::from_wgpu(&adapter, device, queue, true);
         let split = tape(&limited, Family::recurrent()).unwrap();
@@ -115,8 +119,13 @@ fn a_device_that_binds_fewer_storage_buffers_keeps_apart_the_kernels_that_bind_m
         let forward = kernels(&split, Pass::Forward);
         assert_eq!(forward[0] == "conv_qk_norm_gates_products_forward", limit >= fused, "{limit}: {forward:?}");
         let backward = kernels(&split, Pass::Backward);
-        assert!(!backward.contains(&"conv_backward_input_totals"), "{limit}: {backward:?}");
-        assert_eq!(backward.contains(&"conv_backward_input_sums"), limit >= sums, "{limit}: {backward:?}");
+        assert_eq!(backward[0], "norm_backward", "{limit}: {backward:?}");
+        assert_eq!(backward.contains(&"conv_backward_input_totals"), limit >= totals, "{limit}: {backward:?}");
+        assert_eq!(
+            backward.contains(&"conv_backward_input_sums"),
+            (sums..totals).contains(&limit),
+            "{limit}: {backward:?}"
+        );
         assert_eq!(backward.contains(&"column_sums_partial"), limit < sums, "{limit}: {backward:?}");
         assert!(out.iter().chain(&grads.dqkv).chain(&grads.dconv).all(|x| x.is_finite()));
         // The same sums whichever kernels hold them (the parameter sums' blocks of rows cut
@@ -125,6 +134,7 @@ fn a_device_that_binds_fewer_storage_buffers_keeps_apart_the_kernels_that_bind_m
         let compared = [
             ("out", &out, &own_out),
             ("dqkv", &grads.dqkv, &own_grads.dqkv),
+            ("dz", &grads.dz, &own_grads.dz),
             ("dconv", &grads.dconv, &own_grads.dconv),
             ("dnorm", &grads.dnorm, &own_grads.dnorm),
             ("da_log", &grads.da_log, &own_grads.da_log),

@@ -29,7 +29,10 @@
 // chunk are summed through workgroup memory (two barriers a chunk) and written as the block's
 // partial, layer.hat_parts rows per (token, value head) in dqk_hat_heads and layer.gate_parts
 // values in gate_grad_parts, which qk_norm_backward adds up. dv goes straight
-// into the v channels of dy.
+// into the v channels of dy. do comes from column_grads_stored.wgsl (read from d_o, which
+// norm_backward wrote: recurrence_backward_columns) or column_grads_norm.wgsl (the gated
+// RMSNorm's backward computed here, dz and its dnorm terms written here too:
+// recurrence_backward_columns_norm).
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
 // The groups' (dq̂, dk̂) rows and (dℓ, dβ) of a chunk's steps: [CHUNK][GROUPS][DK] and
@@ -97,13 +100,13 @@ fn load_checkpoint(at: u32, rl: u32, col: u32, columns: bool) -> array<f32, RY> 
 }
 
 
-// A chunk's inputs for the reverse sweep, none of them depending on dS: its steps, the group's
-// column of do (zero past DV), the lane's rows of q̂ (zero past DK) and of the saved state entering
-// the chunk, and its steps' products k̂_j·k̂_{j−1}, k̂_j·k̂_{j−2}, k̂_j·k̂_{j−3} (p1, p2, p3; step j
-// in component j).
+// A chunk's inputs for the reverse sweep, none of them depending on dS: its steps, what gives the
+// group's column of do (column_grads_*.wgsl's OutputInputs), the lane's rows of q̂ (zero past DK)
+// and of the saved state entering the chunk, and its steps' products k̂_j·k̂_{j−1}, k̂_j·k̂_{j−2},
+// k̂_j·k̂_{j−3} (p1, p2, p3; step j in component j).
 struct ReverseChunk {
     steps: ChunkSteps,
-    d_out: vec4<f32>,
+    out: OutputInputs,
     q: array<vec4<f32>, RY>,
     start: array<f32, RY>,
     p1: vec4<f32>,
@@ -113,14 +116,14 @@ struct ReverseChunk {
 
 // The state entering the chunk comes from the scratch, or, with a checkpoint every chunk, from
 // the checkpoints from `checkpoints` on (t0 then the sequence's start).
-fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, rl: u32, col: u32, columns: bool, checkpoints: u32) -> ReverseChunk {
+fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, tid: u32, col: u32, columns: bool, checkpoints: u32) -> ReverseChunk {
+    let rl = tid % ROW_LANES;
     var x: ReverseChunk;
     x.steps = chunk_steps(tc, t1, h, key, rl, col, columns);
     let steps = vec4<u32>(tc) + vec4<u32>(0u, 1u, 2u, 3u);
     let live = steps < vec4<u32>(t1);
     let at = min(steps, vec4<u32>(t1 - 1u));
-    let o_at = (at * layer.nv + vec4<u32>(h)) * DV + vec4<u32>(col);
-    x.d_out = select(vec4<f32>(0.0), vec4<f32>(d_o[o_at.x], d_o[o_at.y], d_o[o_at.z], d_o[o_at.w]), live & vec4<bool>(columns));
+    x.out = output_inputs(at, live, h, col, columns, tid);
     let p = vec4<u32>(key_products_at(at.x, key), key_products_at(at.y, key), key_products_at(at.z, key), key_products_at(at.w, key));
     x.p1 = vec4<f32>(qk_hat[p.x], qk_hat[p.y], qk_hat[p.z], qk_hat[p.w]);
     x.p2 = vec4<f32>(qk_hat[p.x + 1u], qk_hat[p.y + 1u], qk_hat[p.z + 1u], qk_hat[p.w + 1u]);
@@ -205,13 +208,21 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             }
         }
 
-        // Reverse sweep, a chunk at a time, the next chunk's inputs loaded while one computes.
+        // Reverse sweep, a chunk at a time, the next chunk's inputs loaded while one computes (and
+        // the sums over columns its do needs, where the norm's backward runs here, one chunk ahead
+        // on the barriers the chunk before has; the first chunk's before the sweep).
         let chunks = (t1 - t0 + CHUNK - 1u) / CHUNK;
-        var next = reverse_chunk(unit, t0 + (chunks - 1u) * CHUNK, t0, t1, h, key, rl, col, columns, checkpoints);
+        var next = reverse_chunk(unit, t0 + (chunks - 1u) * CHUNK, t0, t1, h, key, tid, col, columns, checkpoints);
+        share_norm_dot(next.out, tid);
+        workgroupBarrier();
+        var dot = shared_norm_dot();
+        workgroupBarrier();
         for (var back = 0u; back < chunks; back = back + 1u) {
             let tc = t0 + (chunks - 1u - back) * CHUNK;
             let x = next;
-            next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, rl, col, columns, checkpoints);
+            next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, tid, col, columns, checkpoints);
+            let steps_at = min(vec4<u32>(tc) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(t1 - 1u));
+            let d_out = output_grads(x.out, dot, steps_at, h, col, rl, rl < CHUNK && columns && tc + rl < t1);
             let g = x.steps.g;
             let b = x.steps.beta;
             let r = x.steps.r;
@@ -223,13 +234,13 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             for (var i = 0u; i < RY; i = i + 1u) {
                 let k = x.steps.k[i];
                 let q = x.q[i];
-                var p = ds[i] + q.w * x.d_out.w;
+                var p = ds[i] + q.w * d_out.w;
                 pk.w = pk.w + p * k.w;
-                p = g.w * p + q.z * x.d_out.z;
+                p = g.w * p + q.z * d_out.z;
                 pk.z = pk.z + p * k.z;
-                p = g.z * p + q.y * x.d_out.y;
+                p = g.z * p + q.y * d_out.y;
                 pk.y = pk.y + p * k.y;
-                p = g.y * p + q.x * x.d_out.x;
+                p = g.y * p + q.x * d_out.x;
                 pk.x = pk.x + p * k.x;
             }
             let e = chunk_row_sum(tid, pk);
@@ -245,7 +256,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let du0 = e.x - g.y * b.y * k01 * du1 - g.y * g.z * b.z * k02 * du2 - g.y * g.z * g.w * b.w * k03 * du3;
             let du = vec4<f32>(du0, du1, du2, du3);
             let dkv = -b * du;
-            let u_do = u * x.d_out;
+            let u_do = u * d_out;
 
             // The steps, last to first: dS, and this lane's rows' shares of dq̂, dk̂ and dg, with
             // S_{j−1} rebuilt forward from the chunk's saved state.
@@ -260,27 +271,27 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 let row = rl + ROW_LANES * i;
                 let live = row < DK;
                 let share = group * DK + min(row, DK - 1u);
-                var a = ds[i] + q.w * x.d_out.w;
+                var a = ds[i] + q.w * d_out.w;
                 if (live) {
-                    hat_shares[3u * GROUPS * DK + share] = vec2<f32>(g.w * s3 * x.d_out.w + k.w * u_do.w, a * u.w + g.w * s3 * dkv.w);
+                    hat_shares[3u * GROUPS * DK + share] = vec2<f32>(g.w * s3 * d_out.w + k.w * u_do.w, a * u.w + g.w * s3 * dkv.w);
                 }
                 var pre = a + k.w * dkv.w;
                 dg.w = dg.w + pre * s3;
-                a = g.w * pre + q.z * x.d_out.z;
+                a = g.w * pre + q.z * d_out.z;
                 if (live) {
-                    hat_shares[2u * GROUPS * DK + share] = vec2<f32>(g.z * s2 * x.d_out.z + k.z * u_do.z, a * u.z + g.z * s2 * dkv.z);
+                    hat_shares[2u * GROUPS * DK + share] = vec2<f32>(g.z * s2 * d_out.z + k.z * u_do.z, a * u.z + g.z * s2 * dkv.z);
                 }
                 pre = a + k.z * dkv.z;
                 dg.z = dg.z + pre * s2;
-                a = g.z * pre + q.y * x.d_out.y;
+                a = g.z * pre + q.y * d_out.y;
                 if (live) {
-                    hat_shares[GROUPS * DK + share] = vec2<f32>(g.y * s1 * x.d_out.y + k.y * u_do.y, a * u.y + g.y * s1 * dkv.y);
+                    hat_shares[GROUPS * DK + share] = vec2<f32>(g.y * s1 * d_out.y + k.y * u_do.y, a * u.y + g.y * s1 * dkv.y);
                 }
                 pre = a + k.y * dkv.y;
                 dg.y = dg.y + pre * s1;
-                a = g.y * pre + q.x * x.d_out.x;
+                a = g.y * pre + q.x * d_out.x;
                 if (live) {
-                    hat_shares[share] = vec2<f32>(g.x * s0 * x.d_out.x + k.x * u_do.x, a * u.x + g.x * s0 * dkv.x);
+                    hat_shares[share] = vec2<f32>(g.x * s0 * d_out.x + k.x * u_do.x, a * u.x + g.x * s0 * dkv.x);
                 }
                 pre = a + k.x * dkv.x;
                 dg.x = dg.x + pre * s0;
@@ -295,6 +306,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             if (rl < CHUNK && columns && tc + rl < t1) {
                 dy[(tc + rl) * layer.channels + v_at] = component(b * du, rl);
             }
+            share_norm_dot(next.out, tid);
             workgroupBarrier();
 
             // The block's partials of the chunk's steps: the groups' shares summed.
@@ -321,7 +333,9 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 gate_grad_parts[at] = d.x;
                 gate_grad_parts[at + layer.tokens * layer.nv * layer.gate_parts] = d.y;
             }
+            let next_dot = shared_norm_dot();
             workgroupBarrier();
+            dot = next_dot;
         }
     }
 

@@ -65,6 +65,9 @@ pub fn write(dir: &Path, only: &[String]) -> Result<usize, String> {
         let dims_list: Vec<(usize, usize)> = if kernel.depends_on_dims() { DIMS.to_vec() } else { vec![DIMS[0]] };
         for (dk, dv) in dims_list {
             let dims = HeadDims::new(dk, dv).map_err(|e| e.to_string())?;
+            if !kernel.generated_for(dims) {
+                continue;
+            }
             let source = kernel_source(kernel, dims).map_err(|e| e.to_string())?;
             let file = if kernel.depends_on_dims() {
                 format!("{}-{dk}x{dv}-f32.wgsl", kernel.name())
