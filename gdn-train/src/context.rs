@@ -18,21 +18,27 @@ pub struct ContextOptions {
     /// access would be undefined behaviour; the kernels index only within the buffers a tape
     /// sizes for them, which the device test suite and the fuzzer check on every shape they draw.
     pub bounds_checks: bool,
+    /// Request the device with at most this many storage buffers per shader stage (the adapter's
+    /// own limit when `None` or larger): a tape then lays out its passes as on a device that binds
+    /// no more, keeping apart the parts of the kernels that would bind more (`gdn_wgsl::plan`).
+    pub max_storage_buffers: Option<u32>,
 }
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        Self { backends: None, adapter_name: None, bounds_checks: true }
+        Self { backends: None, adapter_name: None, bounds_checks: true, max_storage_buffers: None }
     }
 }
 
 impl ContextOptions {
-    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME` and `GDN_BOUNDS_CHECKS`.
+    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `GDN_BOUNDS_CHECKS` and
+    /// `GDN_MAX_STORAGE_BUFFERS` (a count; [`Context::new`] refuses one that is not).
     pub fn from_env() -> Self {
         Self {
             backends: wgpu::Backends::from_env(),
             adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok(),
             bounds_checks: std::env::var("GDN_BOUNDS_CHECKS").map_or(true, |v| v != "0"),
+            max_storage_buffers: std::env::var("GDN_MAX_STORAGE_BUFFERS").ok().and_then(|v| v.trim().parse().ok()),
         }
     }
 }
@@ -102,6 +108,9 @@ impl Context {
         if let Ok(value) = std::env::var("WGPU_BACKEND") {
             check_backends(&value)?;
         }
+        if let Ok(value) = std::env::var("GDN_MAX_STORAGE_BUFFERS") {
+            check_storage_buffers(&value)?;
+        }
         Self::with_options(&ContextOptions::from_env())
     }
 
@@ -128,10 +137,15 @@ impl Context {
         if tensor_cores.is_ok() {
             optional |= TENSOR_CORE_FEATURES;
         }
+        let mut required_limits = adapter.limits();
+        if let Some(most) = options.max_storage_buffers {
+            let limit = &mut required_limits.max_storage_buffers_per_shader_stage;
+            *limit = (*limit).min(most);
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("gdn"),
             required_features: adapter.features() & optional,
-            required_limits: adapter.limits(),
+            required_limits,
             memory_hints: wgpu::MemoryHints::Performance,
             // SAFETY: the one experimental feature requested is cooperative matrices, and only when
             // the adapter offers the 16 × 16 × 16 f16 → f32 configuration the tensor-core kernels
@@ -281,6 +295,18 @@ fn check_backends(value: &str) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// `GDN_MAX_STORAGE_BUFFERS` must be a count.
+fn check_storage_buffers(value: &str) -> Result<()> {
+    match value.trim().parse::<u32>() {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Error::Environment {
+            variable: "GDN_MAX_STORAGE_BUFFERS",
+            value: value.into(),
+            reason: format!("{e}: a count of storage buffers per shader stage, e.g. 12"),
+        }),
+    }
 }
 
 /// Lower is more capable.
