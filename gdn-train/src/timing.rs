@@ -28,7 +28,8 @@ pub enum Clock {
 
 impl Tape {
     /// Runs every kernel of `pass` in a compute pass of its own and returns each one's device
-    /// time, in dispatch order (the parameter sums appear as their partial and finish kernels):
+    /// time, in dispatch order (the parameter sums appear as the kernels that hold them: their
+    /// partials' and totals' own, or those that share the conv's input gradient's dispatch):
     /// GPU timestamps around each pass, or on a device without them the wall time of each kernel
     /// submitted alone and waited for (which includes a submission's overhead).
     pub fn profile(&self, pass: Pass) -> Result<(Vec<(&'static str, Duration)>, Clock)> {

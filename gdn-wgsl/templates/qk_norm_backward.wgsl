@@ -72,24 +72,26 @@ fn four_rows(at: u32) -> vec4<f32> {
     return vec4<f32>(dqk_hat_heads[e.x], dqk_hat_heads[e.y], dqk_hat_heads[e.z], dqk_hat_heads[e.w]);
 }
 
+// Partial rows summed a round, their loads in flight together: 8 · (4 / PER_THREAD) rows (at
+// least 8), so that a round holds about 64 loads a thread whatever DK (S4's 64 rows of a (token,
+// key head) at DK = 128: 4 rounds of 16, each a load latency, where rounds of 8 took 8).
+const HAT_ROUND: u32 = 8u * max(1u, 4u / PER_THREAD);
+
 // (dq̂[m], dk̂[m]) at this thread's elements m = tid + VEC·j (those past DK read element DK − 1, for
 // the caller to ignore), summed over the rep value heads' partial rows, which start at `heads`
-// (dk̂'s `k_heads` further on): eight rows of every element a round into separate sums, so that a
-// round's loads are in flight together (S4: 64 rows of 128 elements a (token, key head), one load
-// latency a round).
+// (dk̂'s `k_heads` further on): HAT_ROUND rows a round, then rounds of 8, then single rows.
 fn summed_hat_grads(tid: u32, heads: u32, k_heads: u32) -> array<vec2<f32>, PER_THREAD> {
     let rows = layer.rep * layer.hat_parts;
     var q: array<vec4<f32>, 2 * PER_THREAD>;
     var k: array<vec4<f32>, 2 * PER_THREAD>;
     var r = 0u;
-    for (; r + 8u <= rows; r = r + 8u) {
-        for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-            let at = heads + r * DK + min(tid + VEC * j, DK - 1u);
-            q[2u * j] = q[2u * j] + four_rows(at);
-            q[2u * j + 1u] = q[2u * j + 1u] + four_rows(at + 4u * DK);
-            k[2u * j] = k[2u * j] + four_rows(k_heads + at);
-            k[2u * j + 1u] = k[2u * j + 1u] + four_rows(k_heads + at + 4u * DK);
+    for (; r + HAT_ROUND <= rows; r = r + HAT_ROUND) {
+        for (var s = 0u; s < HAT_ROUND; s = s + 8u) {
+            add_eight_rows(&q, &k, tid, heads + (r + s) * DK, k_heads);
         }
+    }
+    for (; r + 8u <= rows; r = r + 8u) {
+        add_eight_rows(&q, &k, tid, heads + r * DK, k_heads);
     }
     var d: array<vec2<f32>, PER_THREAD>;
     for (var j = 0u; j < PER_THREAD; j = j + 1u) {
@@ -102,6 +104,19 @@ fn summed_hat_grads(tid: u32, heads: u32, k_heads: u32) -> array<vec2<f32>, PER_
         }
     }
     return d;
+}
+
+// The eight partial rows from `first` on of this thread's elements, each into its own sum of
+// (q, k): component c of q[2j] (of q[2j + 1]) sums rows c (4 + c) of element tid + VEC·j.
+fn add_eight_rows(q: ptr<function, array<vec4<f32>, 2 * PER_THREAD>>, k: ptr<function, array<vec4<f32>, 2 * PER_THREAD>>,
+                  tid: u32, first: u32, k_heads: u32) {
+    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
+        let at = first + min(tid + VEC * j, DK - 1u);
+        (*q)[2u * j] = (*q)[2u * j] + four_rows(at);
+        (*q)[2u * j + 1u] = (*q)[2u * j + 1u] + four_rows(at + 4u * DK);
+        (*k)[2u * j] = (*k)[2u * j] + four_rows(k_heads + at);
+        (*k)[2u * j + 1u] = (*k)[2u * j + 1u] + four_rows(k_heads + at + 4u * DK);
+    }
 }
 
 // This thread's share (partials tid + VEC·j) of the (dℓ, dβ) partials of value heads r and r + 1
