@@ -4,7 +4,7 @@
 //   d_o_j = r·norm_j·silu(z_j)·dout_j − o_j·r³·dot / DV,
 //   dz_j = dout_j·o_j·r·norm_j·silu'(z_j),  dnorm_term_j = dout_j·o_j·r·silu(z_j).
 // Each lane computes its column's d_o; lanes j < CHUNK write step j's dz and dnorm term at the
-// column. dot spans every column, so every workgroup sums it for itself: the inputs of a chunk's
+// column (output_terms). dot spans every column, so every workgroup sums it for itself: the inputs of a chunk's
 // dot come with its other inputs, one chunk ahead (invocation tid takes column tid: the kernel is
 // generated only where DV ≤ THREADS), and its sum rides on the barrier the chunk before already
 // has (share_norm_dot before it, shared_norm_dot after).
@@ -50,20 +50,31 @@ fn output_inputs(at: vec4<u32>, live: vec4<bool>, h: u32, col: u32, columns: boo
     return x;
 }
 
-// The chunk's d_o at the lane's column, from its dot; where `writes` (lane rl < CHUNK of a live
-// step at a column < DV), step rl's dz and dnorm term.
-fn output_grads(x: OutputInputs, dot: vec4<f32>, at: vec4<u32>, h: u32, col: u32, rl: u32, writes: bool) -> vec4<f32> {
+// A chunk's d_o at the lane's column but for its dot: d_o = a − b·dot.
+struct OutputTerms {
+    a: vec4<f32>,
+    b: vec4<f32>,
+}
+
+// The chunk from token tc's terms of d_o (its inputs' loads waited for: called before the barrier
+// that ends the chunk before, in its shadow, not at the start of the chunk's chain); lane rl <
+// CHUNK writes step rl's dz and dnorm term where it is live (tc + rl < t1) at a column < DV.
+fn output_terms(x: OutputInputs, tc: u32, t1: u32, h: u32, col: u32, columns: bool, rl: u32) -> OutputTerms {
     let r = x.rstd;
     let w = norm[col];
     let s = vec4<f32>(silu(x.z.x), silu(x.z.y), silu(x.z.z), silu(x.z.w));
-    if (writes) {
-        let t = select(select(select(at.x, at.y, rl == 1u), at.z, rl == 2u), at.w, rl == 3u);
-        let e = (t * layer.nv + h) * DV + col;
+    if (rl < CHUNK && columns && tc + rl < t1) {
+        let e = ((tc + rl) * layer.nv + h) * DV + col;
         let dout_o_r = component(x.dout * x.o * r, rl);
         dz[e] = dout_o_r * w * silu_grad(component(x.z, rl));
         dnorm_term[e] = dout_o_r * component(s, rl);
     }
-    return r * w * s * x.dout - x.o * r * r * r * dot / f32(DV);
+    return OutputTerms(r * w * s * x.dout, x.o * r * r * r / f32(DV));
+}
+
+// The chunk's d_o at the lane's column.
+fn output_grads(terms: OutputTerms, dot: vec4<f32>) -> vec4<f32> {
+    return terms.a - terms.b * dot;
 }
 
 // This invocation's column's dout·norm·silu(z)·o of the chunk, summed over its column group's

@@ -13,8 +13,16 @@ fn output_inputs(at: vec4<u32>, live: vec4<bool>, h: u32, col: u32, columns: boo
     return OutputInputs(select(vec4<f32>(0.0), d_out, live & vec4<bool>(columns)));
 }
 
-fn output_grads(x: OutputInputs, dot: vec4<f32>, at: vec4<u32>, h: u32, col: u32, rl: u32, writes: bool) -> vec4<f32> {
-    return x.d_out;
+struct OutputTerms {
+    d_out: vec4<f32>,
+}
+
+fn output_terms(x: OutputInputs, tc: u32, t1: u32, h: u32, col: u32, columns: bool, rl: u32) -> OutputTerms {
+    return OutputTerms(x.d_out);
+}
+
+fn output_grads(terms: OutputTerms, dot: vec4<f32>) -> vec4<f32> {
+    return terms.d_out;
 }
 
 fn share_norm_dot(x: OutputInputs, tid: u32) {

@@ -212,17 +212,20 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         // the sums over columns its do needs, where the norm's backward runs here, one chunk ahead
         // on the barriers the chunk before has; the first chunk's before the sweep).
         let chunks = (t1 - t0 + CHUNK - 1u) / CHUNK;
-        var next = reverse_chunk(unit, t0 + (chunks - 1u) * CHUNK, t0, t1, h, key, tid, col, columns, checkpoints);
+        let last = t0 + (chunks - 1u) * CHUNK;
+        var next = reverse_chunk(unit, last, t0, t1, h, key, tid, col, columns, checkpoints);
         share_norm_dot(next.out, tid);
+        var terms = output_terms(next.out, last, t1, h, col, columns, rl);
         workgroupBarrier();
         var dot = shared_norm_dot();
         workgroupBarrier();
         for (var back = 0u; back < chunks; back = back + 1u) {
             let tc = t0 + (chunks - 1u - back) * CHUNK;
             let x = next;
-            next = reverse_chunk(unit, t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK, t0, t1, h, key, tid, col, columns, checkpoints);
-            let steps_at = min(vec4<u32>(tc) + vec4<u32>(0u, 1u, 2u, 3u), vec4<u32>(t1 - 1u));
-            let d_out = output_grads(x.out, dot, steps_at, h, col, rl, rl < CHUNK && columns && tc + rl < t1);
+            // The chunk before (the segment's first again after it, unused).
+            let next_tc = t0 + (max(chunks - 1u - back, 1u) - 1u) * CHUNK;
+            next = reverse_chunk(unit, next_tc, t0, t1, h, key, tid, col, columns, checkpoints);
+            let d_out = output_grads(terms, dot);
             let g = x.steps.g;
             let b = x.steps.beta;
             let r = x.steps.r;
@@ -307,6 +310,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 dy[(tc + rl) * layer.channels + v_at] = component(b * du, rl);
             }
             share_norm_dot(next.out, tid);
+            let next_terms = output_terms(next.out, next_tc, t1, h, col, columns, rl);
             workgroupBarrier();
 
             // The block's partials of the chunk's steps: the groups' shares summed.
@@ -336,6 +340,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let next_dot = shared_norm_dot();
             workgroupBarrier();
             dot = next_dot;
+            terms = next_terms;
         }
     }
 
