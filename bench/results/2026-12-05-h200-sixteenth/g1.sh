@@ -37,7 +37,7 @@ run t1024-old 60 $B/gdn-check-2f21a31 run --preset qwen3-next --nk 2 --nv 4 --ba
 run t1024-new 60 $B/gdn-check run --preset qwen3-next --nk 2 --nv 4 --batch 1 --seq 1024 --repeat 10 --family recurrent --checkpoint-interval 4 --profile
 run s1-old 120 $B/gdn-check-2f21a31 run --preset qwen3-next --batch 8 --seq 1024 --repeat 5 --reference-heads 1 --profile
 run s1-new 120 $B/gdn-check run --preset qwen3-next --batch 8 --seq 1024 --repeat 5 --reference-heads 1 --profile
-run stats 60 $B/gdn-check kernel-stats --kernel recurrence_backward_columns
+run stats 60 $B/gdn-check kernel-stats
 echo "timings after $((SECONDS-t0)) s" >> $W/progress.txt; pack
 run suite 200 $B/test-gdn-check-device_matches_reference --include-ignored --test-threads 2
 for t in $B/test-*; do case "$t" in *device_matches_reference) ;; *) GDN_CHECK_BIN=$B/gdn-check run $(basename $t) 150 $t --include-ignored ;; esac; done
