@@ -337,6 +337,7 @@ impl Kernel {
             Kernel::DecodeStepPortable => "decode_step",
             Kernel::QkNormGatesProductsForward | Kernel::ConvQkNormGatesProductsForward => "qk_norm_gates_forward",
             Kernel::QkNormConvBackward => "qk_norm_backward",
+            Kernel::ConvBackwardInputTotals => "conv_backward_input_sums",
             Kernel::RecurrenceForwardPortable => "recurrence_forward",
             Kernel::RecurrenceForwardChunksPortable => "recurrence_forward_chunks",
             Kernel::RecurrenceBackwardColumnsPortable
@@ -418,22 +419,25 @@ impl Kernel {
     /// threads: more rounds would hold several columns' inputs a chunk, past the registers at
     /// dk = 256), every other for every pair of [`crate::SUPPORTED_SIZES`].
     pub fn generated_for(self, dims: HeadDims) -> bool {
-        match self {
-            Kernel::RecurrenceBackwardColumnsNorm | Kernel::RecurrenceBackwardColumnsNormPortable => {
-                dims.dv <= LaneLayout::recurrent_backward_columns(dims).threads()
-            }
-            _ => self.precision().suits(dims),
+        if self.computes_norm_backward() {
+            dims.dv <= LaneLayout::recurrent_backward_columns(dims).threads()
+        } else {
+            self.precision().suits(dims)
         }
     }
 
     /// Why [`Kernel::generated_for`] is false where it is.
     pub(crate) fn variant_rule(self) -> &'static str {
-        match self {
-            Kernel::RecurrenceBackwardColumnsNorm | Kernel::RecurrenceBackwardColumnsNormPortable => {
-                "the column backward computes the norm's backward only where a workgroup's invocations cover dv"
-            }
-            _ => "tensor-core kernels need head dims that are multiples of 16 (16 × 16 blocks tile them)",
+        if self.computes_norm_backward() {
+            "the column backward computes the norm's backward only where a workgroup's invocations cover dv"
+        } else {
+            "tensor-core kernels need head dims that are multiples of 16 (16 × 16 blocks tile them)"
         }
+    }
+
+    /// Whether it is a column backward that computes the gated RMSNorm's backward itself.
+    fn computes_norm_backward(self) -> bool {
+        matches!(self, Kernel::RecurrenceBackwardColumnsNorm | Kernel::RecurrenceBackwardColumnsNormPortable)
     }
 
     /// Threads per workgroup.
@@ -513,11 +517,7 @@ impl Kernel {
                     Kernel::RecurrenceBackwardColumnsPortable | Kernel::RecurrenceBackwardColumnsNormPortable
                 );
                 let sums = if portable { 4 * layout.threads() } else { 0 };
-                let norm = matches!(
-                    self,
-                    Kernel::RecurrenceBackwardColumnsNorm | Kernel::RecurrenceBackwardColumnsNormPortable
-                );
-                let dot = if norm { 4 * layout.groups } else { 0 };
+                let dot = if self.computes_norm_backward() { 4 * layout.groups } else { 0 };
                 2 * RECURRENT_CHUNK * layout.groups * (dims.dk + 1) + sums + dot
             }
             // the staged inputs; the portable kernel's lane partials.
@@ -1184,9 +1184,11 @@ const COLUMN_SUMS_PARTIAL: Spec = Spec {
     ],
 };
 
+const CONV_BACKWARD_INPUT_SUMS_TEMPLATE: &str = include_str!("../templates/conv_backward_input_sums.wgsl");
+
 const CONV_BACKWARD_INPUT_SUMS: Spec = Spec {
     name: "conv_backward_input_sums",
-    template: include_str!("../templates/conv_backward_input_sums.wgsl"),
+    template: CONV_BACKWARD_INPUT_SUMS_TEMPLATE,
     snippets: &[
         SEQUENCES,
         CONV_TAP,
@@ -1222,7 +1224,7 @@ const CONV_BACKWARD_INPUT_SUMS: Spec = Spec {
 
 const CONV_BACKWARD_INPUT_TOTALS: Spec = Spec {
     name: "conv_backward_input_totals",
-    template: include_str!("../templates/conv_backward_input_totals.wgsl"),
+    template: CONV_BACKWARD_INPUT_SUMS_TEMPLATE,
     snippets: &[
         SEQUENCES,
         CONV_TAP,

@@ -8,9 +8,9 @@
 
 var<workgroup> block_sums: array<vec4<f32>, ELEMENTS>;
 
-// Workgroup `job` of the sums' one-pass jobs (column_sums.wgsl's JOBS_ONE_PASS), invocation lid.
-// Called in uniform control flow (it waits at a barrier).
-fn column_totals(job: u32, lid: u32) {
+// Workgroup `job` of the sums' one-pass jobs (column_sums.wgsl's JOBS_ONE_PASS), invocation lid
+// (conv_backward_input_totals). Called in uniform control flow (it waits at a barrier).
+fn sums_workgroup(job: u32, lid: u32) {
     let x = sum_job(job, JOBS_ONE_PASS);
     let r = sum_shape(x.which);
     let block = lid / TOTAL_UNITS;

@@ -1,11 +1,11 @@
-// The conv's input gradient (conv_input_grad.wgsl) and the parameter sums' partials
-// (partial_sums.wgsl) in one dispatch: neither reads what the other writes, and at short batches
-// a dispatch boundary costs more than either's work (S4 on the H200: 7 and 11 µs alone). The
-// first conv_run_jobs() workgroups are the conv's runs; each after them takes ELEMENTS / COLUMNS
-// of the partials' jobs, one a COLUMNS-lane slice. It binds 12 storage buffers, so the plan takes
-// it only where the device allows as many. Grid folded.
-
-const SUM_JOBS_PER_WORKGROUP: u32 = ELEMENTS / COLUMNS;
+// The conv's input gradient (conv_input_grad.wgsl) and the parameter sums in one dispatch: neither
+// reads what the other writes, and at short batches a dispatch boundary costs more than either's
+// work (S4 on the H200: conv_backward_input 7 µs alone, column_sums_partial 11, column_sums_finish
+// 6). The first conv_run_jobs() workgroups are the conv's runs, the rest the sums'
+// (sums_workgroup: the partials', partial_sums.wgsl, for conv_backward_input_sums; the totals in
+// one pass, column_totals.wgsl, for conv_backward_input_totals, whose workgroups wait at a
+// barrier: the branch is workgroup-uniform). They bind 12 and 15 storage buffers, so the plan takes
+// each only where the device allows as many. Grid folded.
 
 @compute @workgroup_size(ELEMENTS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -16,5 +16,5 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         conv_input_grad(job, lid);
         return;
     }
-    partial_sums((job - conv_jobs) * SUM_JOBS_PER_WORKGROUP + lid / COLUMNS, lid % COLUMNS);
+    sums_workgroup(job - conv_jobs, lid);
 }

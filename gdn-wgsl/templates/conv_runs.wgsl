@@ -38,5 +38,6 @@ fn conv_run_valid(run: ConvRun) -> bool {
 // kernel, and the first jobs of conv_backward_input_sums' dispatch).
 fn conv_run_jobs() -> u32 {
     let groups = (layer.channels + ELEMENTS - 1u) / ELEMENTS;
-    return groups * ((layer.tokens + conv_run_length() - 1u) / conv_run_length());
+    let run = conv_run_length();
+    return groups * ((layer.tokens + run - 1u) / run);
 }

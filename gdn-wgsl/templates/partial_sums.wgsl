@@ -27,3 +27,9 @@ fn partial_sums(job: u32, lid: u32) {
     }
     partial[row + unit] = block_sum(x.which, block, unit);
 }
+
+// Workgroup `job` of ELEMENTS invocations over the partials' jobs (conv_backward_input_sums): its
+// ELEMENTS / COLUMNS jobs, one a COLUMNS-lane slice.
+fn sums_workgroup(job: u32, lid: u32) {
+    partial_sums(job * (ELEMENTS / COLUMNS) + lid / COLUMNS, lid % COLUMNS);
+}
