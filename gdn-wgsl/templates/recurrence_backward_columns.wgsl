@@ -145,6 +145,41 @@ fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, tid: u3
     return x;
 }
 
+// A chunk's (dg, g, dβ) from tc, this lane's rows' shares of dg not yet summed over the rows: summed
+// with the next chunk's sums over the rows (two independent chains of shuffles where one waited on
+// the other), shared after its barrier. tc = t1 for none.
+struct ChunkGates {
+    dg: vec4<f32>,
+    g: vec4<f32>,
+    dbeta: vec4<f32>,
+    tc: u32,
+}
+
+// Sums a chunk's dg over the group's rows (uniform control flow: every lane calls); lane 8j writes
+// the group's (dℓ, dβ) of step j.
+fn share_gates(c: ChunkGates, tid: u32) {
+    let dg_j = token_scatter_sum(tid, c.dg);
+    let rl = tid % ROW_LANES;
+    let j = rl / 8u;
+    if (rl % 8u == 0u) {
+        gate_shares[j * GROUPS + tid / ROW_LANES] = vec2<f32>(dg_j * component(c.g, j), component(c.dbeta, j));
+    }
+}
+
+// The block's (dℓ, dβ) partials of a chunk's steps before t1, the groups' shares summed (after the
+// barrier that follows share_gates).
+fn write_gate_parts(c: ChunkGates, t1: u32, h: u32, block: u32, tid: u32) {
+    if (tid < CHUNK && c.tc + tid < t1) {
+        var d = vec2<f32>(0.0);
+        for (var w = 0u; w < GROUPS; w = w + 1u) {
+            d = d + gate_shares[tid * GROUPS + w];
+        }
+        let at = layer.gate_parts_base + ((c.tc + tid) * layer.nv + h) * layer.gate_parts + block;
+        gate_grad_parts[at] = d.x;
+        gate_grad_parts[at + layer.tokens * layer.nv * layer.gate_parts] = d.y;
+    }
+}
+
 @compute @workgroup_size(THREADS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -216,6 +251,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         var next = reverse_chunk(unit, last, t0, t1, h, key, tid, col, columns, checkpoints);
         share_norm_dot(next.out, tid);
         var terms = output_terms(next.out, last, t1, h, col, columns, rl);
+        var due = ChunkGates(vec4<f32>(0.0), vec4<f32>(0.0), vec4<f32>(0.0), t1);
         workgroupBarrier();
         var dot = shared_norm_dot();
         workgroupBarrier();
@@ -247,6 +283,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 pk.x = pk.x + p * k.x;
             }
             let e = chunk_row_sum(tid, pk);
+            share_gates(due, tid);
             let k01 = x.p1.y;
             let k12 = x.p1.z;
             let k23 = x.p1.w;
@@ -300,12 +337,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 dg.x = dg.x + pre * s0;
                 ds[i] = g.x * pre;
             }
-            // Lane 8j holds step j's dg over the group's rows; lanes j < 4 write step j's dv.
-            let dg_j = token_scatter_sum(tid, dg);
-            let j = rl / 8u;
-            if (rl % 8u == 0u) {
-                gate_shares[j * GROUPS + group] = vec2<f32>(dg_j * component(g, j), component(du * r, j));
-            }
+            // The chunk's dg shares are summed with the next chunk's sums; lanes j < 4 write step
+            // j's dv.
+            let summed = due;
+            due = ChunkGates(dg, g, du * r, tc);
             if (rl < CHUNK && columns && tc + rl < t1) {
                 dy[(tc + rl) * layer.channels + v_at] = component(b * du, rl);
             }
@@ -328,20 +363,15 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                     dqk_hat_heads[dq_at + parts] = d.y;
                 }
             }
-            if (tid < CHUNK && tc + tid < t1) {
-                var d = vec2<f32>(0.0);
-                for (var w = 0u; w < GROUPS; w = w + 1u) {
-                    d = d + gate_shares[tid * GROUPS + w];
-                }
-                let at = layer.gate_parts_base + ((tc + tid) * layer.nv + h) * layer.gate_parts + block;
-                gate_grad_parts[at] = d.x;
-                gate_grad_parts[at + layer.tokens * layer.nv * layer.gate_parts] = d.y;
-            }
+            write_gate_parts(summed, t1, h, block, tid);
             let next_dot = shared_norm_dot();
             workgroupBarrier();
             dot = next_dot;
             terms = next_terms;
         }
+        share_gates(due, tid);
+        workgroupBarrier();
+        write_gate_parts(due, t1, h, block, tid);
     }
 
     if (layer.has_h0 != 0u && columns) {

@@ -9,7 +9,9 @@
 // (every decay a product of the g's between, ≤ 1): the chunk's S_0ᵀ k̂_j are summed over the rows
 // (the key products k̂_i·k̂_j come from qk_norm_gates_forward, the same for every column), the
 // small triangular solve for u runs in every lane, then the chunk's steps update the state token
-// by token with no sum between them, and its S_jᵀ q̂_j are summed together at the end.
+// by token with no sum between them, and its S_jᵀ q̂_j are summed together one chunk later, beside
+// the next chunk's sums over the rows (two independent chains of shuffles where one waited on the
+// other: the outputs are on no chunk's path).
 // Layout (gdn_wgsl::LaneLayout::recurrent_forward_chunks): a workgroup owns CB columns, one a
 // column group of ROW_LANES = 32 consecutive lanes (one subgroup), lane rl holding rows rl + 32·i
 // (i < RY; rows past DK hold zeros), so that a lane's share of a chunk is small: with few heads each
@@ -175,6 +177,25 @@ fn store_state(s: array<f32, RY>, at: u32, rl: u32, col: u32, into_ht: bool) {
     }
 }
 
+// A chunk's S_jᵀ q̂_j, this lane's rows, waiting to be summed and written with the next chunk's
+// sums: tokens quad_first + lo … quad_first + hi − 1 (none where lo = hi).
+struct Outputs {
+    qs: vec4<f32>,
+    quad_first: u32,
+    lo: u32,
+    hi: u32,
+}
+
+// Sums a chunk's outputs over the rows (uniform control flow: every lane calls) and lane 8·j of the
+// column writes token j's.
+fn write_outputs(p: Outputs, tid: u32, h: u32, col: u32) {
+    let out = token_scatter_sum(tid, p.qs);
+    let token = (tid % ROW_LANES) / 8u;
+    if (col < DV && token >= p.lo && token < p.hi && tid % 8u == 0u) {
+        o[((p.quad_first + token) * layer.nv + h) * DV + col] = out;
+    }
+}
+
 @compute @workgroup_size(THREADS)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
@@ -199,6 +220,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     var stage = load_stage(start, end, h, key, col0, tid);
     var slot = ckpt_first(n);
     var to_checkpoint = 0u;
+    var pending = Outputs(vec4<f32>(0.0), 0u, 0u, 0u);
     for (var first = start; first < end; first = first + STAGE) {
         workgroupBarrier();
         store_stage(stage, tid);
@@ -225,6 +247,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 ks = ks + s[i] * c.k[i];
             }
             ks = chunk_row_sum(tid, ks);
+            write_outputs(pending, tid, h, col);
             let k10 = c.p1.y;
             let k21 = c.p1.z;
             let k32 = c.p1.w;
@@ -251,7 +274,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 ckpt[r_at] = component(vec4<f32>(r0, r1, r2, r3), rl);
             }
 
-            // The chunk's steps, then the sums of their outputs.
+            // The chunk's steps, and their outputs' shares (summed with the next chunk's sums).
             var qs = vec4<f32>(0.0);
             for (var i = 0u; i < RY; i = i + 1u) {
                 let k = c.k[i];
@@ -266,14 +289,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 qs.w = qs.w + x * q.w;
                 s[i] = x;
             }
-            let out = token_scatter_sum(tid, qs);
-            let token = rl / 8u;
-            if (columns && token >= lo && token < hi && rl % 8u == 0u) {
-                o[((quad_first + token) * layer.nv + h) * DV + col] = out;
-            }
+            pending = Outputs(qs, quad_first, lo, hi);
             j0 = j0 + len;
             to_checkpoint = to_checkpoint - len;
         }
     }
+    write_outputs(pending, tid, h, col);
     store_state(s, state_at, rl, col, true);
 }
