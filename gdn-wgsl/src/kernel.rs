@@ -464,9 +464,10 @@ impl Kernel {
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
             }
-            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
-                LaneLayout::recurrent_forward_chunks(dims).threads()
-            }
+            // The shuffle kernel's column groups and as many warps again that load its stages
+            // (templates/stage_loaders_apart.wgsl); the portable one's lanes do both.
+            Kernel::RecurrenceForwardChunks => 2 * LaneLayout::recurrent_forward_chunks(dims).threads(),
+            Kernel::RecurrenceForwardChunksPortable => LaneLayout::recurrent_forward_chunks(dims).threads(),
             Kernel::RecurrenceBackwardColumns
             | Kernel::RecurrenceBackwardColumnsPortable
             | Kernel::RecurrenceBackwardColumnsNorm
@@ -636,7 +637,12 @@ impl Kernel {
             }
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 let layout = LaneLayout::recurrent_forward_chunks(dims);
-                let mut constants = layout.constants(dims);
+                let threads = self.workgroup_size(dims);
+                let mut constants: Vec<_> = layout
+                    .constants(dims)
+                    .into_iter()
+                    .map(|(name, value)| (name, if name == "THREADS" { threads } else { value }))
+                    .collect();
                 constants.extend([
                     ("CB", layout.columns()),
                     ("STAGE", recurrent_stage(dims)),
@@ -891,6 +897,10 @@ const CHUNK_LANES_SUBGROUP: (&str, &str) =
     ("chunk_lanes_subgroup", include_str!("../templates/chunk_lanes_subgroup.wgsl"));
 const CHUNK_LANES_WORKGROUP: (&str, &str) =
     ("chunk_lanes_workgroup", include_str!("../templates/chunk_lanes_workgroup.wgsl"));
+const STAGE_LOADERS_APART: (&str, &str) =
+    ("stage_loaders_apart", include_str!("../templates/stage_loaders_apart.wgsl"));
+const STAGE_LOADERS_SHARED: (&str, &str) =
+    ("stage_loaders_shared", include_str!("../templates/stage_loaders_shared.wgsl"));
 const ROW_LANES_WORKGROUP: (&str, &str) =
     ("row_lanes_workgroup", include_str!("../templates/row_lanes_workgroup.wgsl"));
 
@@ -926,14 +936,14 @@ const RECURRENCE_FORWARD_CHUNKS_TEMPLATE: &str = include_str!("../templates/recu
 const RECURRENCE_FORWARD_CHUNKS: Spec = Spec {
     name: "recurrence_forward_chunks",
     template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP, STAGE_LOADERS_APART],
     bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 
 const RECURRENCE_FORWARD_CHUNKS_PORTABLE: Spec = Spec {
     name: "recurrence_forward_chunks_portable",
     template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP, STAGE_LOADERS_SHARED],
     bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 

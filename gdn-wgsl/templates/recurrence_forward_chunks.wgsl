@@ -18,7 +18,9 @@
 // scheduler runs one or two warps and the latency of every instruction of a lane shows. The sums
 // over the rows of a chunk's four S_0ᵀ k̂_j are chunk_row_sum, those of its four outputs
 // token_scatter_sum (subgroup shuffles in recurrence_forward_chunks; workgroup memory in
-// recurrence_forward_chunks_portable); lane 8·j writes the output of token j.
+// recurrence_forward_chunks_portable); lane 8·j writes the output of token j. Where the sums are
+// shuffles, CB more warps load the stages while the column groups solve (stage_loaders_apart.wgsl);
+// where they take barriers, every lane does both (stage_loaders_shared.wgsl).
 // Chunks are the stage's quads of four tokens (stages start at the sequence's start, STAGE tokens
 // apart); where a checkpoint is due inside a quad, the quad is solved twice, each time with the
 // tokens outside its part as no-ops (β = 0, g = 1). Tokens past the sequence's end read zeros.
@@ -28,6 +30,11 @@
 // Writes o (before the norm), the state at the start of every checkpoint interval, hT, and (where
 // the plan has a column-block backward) every token's r = v − g·S_{t−1}ᵀk̂.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
+
+// Invocations owning the state's columns (the first SOLVERS), and those loading the stages (from
+// LOAD_FIRST on: the warps after them, or every invocation).
+const SOLVERS: u32 = CB * ROW_LANES;
+const LOAD_THREADS: u32 = THREADS - LOAD_FIRST;
 
 // The inputs of STAGE tokens (a multiple of CHUNK) of the workgroup's head and columns, in
 // quads: the four tokens of a chunk one vec4, so that a lane reads a row of a chunk in one load.
@@ -42,27 +49,27 @@ var<workgroup> staged_q: array<vec4<f32>, ROWS * QUAD_STRIDE>;
 var<workgroup> staged_v: array<vec4<f32>, CB * QUAD_STRIDE>;
 var<workgroup> staged_tokens: array<vec4<f32>, 5u * QUADS>;
 
-// A lane's share of a stage, in registers between its loads and its stores: rows of q̂ and k̂ and
-// columns of v, each for a quad of four tokens (one 16-byte store into workgroup memory), the
-// lane's (row or column, quad) pairs e = tid + THREADS·j.
-const STAGE_QK: u32 = (QUADS * ROWS + THREADS - 1u) / THREADS;
-const STAGE_V: u32 = (QUADS * CB + THREADS - 1u) / THREADS;
+// A loading lane's share of a stage, in registers between its loads and its stores: rows of q̂
+// and k̂ and columns of v, each for a quad of four tokens (one 16-byte store into workgroup memory),
+// the (row or column, quad) pairs e = lane + LOAD_THREADS·j of loading lane `lane` (tid − LOAD_FIRST).
+const STAGE_QK: u32 = (QUADS * ROWS + LOAD_THREADS - 1u) / LOAD_THREADS;
+const STAGE_V: u32 = (QUADS * CB + LOAD_THREADS - 1u) / LOAD_THREADS;
 struct Stage {
     k: array<vec4<f32>, STAGE_QK>,
     q: array<vec4<f32>, STAGE_QK>,
     v: array<vec4<f32>, STAGE_V>,
-    // g, β and the three key products of token tid (tid < STAGE).
+    // g, β and the three key products of token `lane` (lane < STAGE).
     gates: vec2<f32>,
     products: vec3<f32>,
 }
 
-// Lane tid's share of the stage of tokens [first, first + STAGE) of the sequence ending at `end`
-// (tokens past it read zeros and g = 1), value head h, key head `key`, columns col0 … col0 + CB − 1.
-fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, tid: u32) -> Stage {
+// Loading lane `lane`'s share of the stage of tokens [first, first + STAGE) of the sequence ending at
+// `end` (tokens past it read zeros and g = 1), value head h, key head `key`, columns col0 … col0 + CB − 1.
+fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, lane: u32) -> Stage {
     var x: Stage;
     let last = min(max(end, 1u), layer.tokens) - 1u;
     for (var j = 0u; j < STAGE_QK; j = j + 1u) {
-        let e = min(tid + THREADS * j, QUADS * ROWS - 1u);
+        let e = min(lane + LOAD_THREADS * j, QUADS * ROWS - 1u);
         let t = vec4<u32>(first + e / ROWS * CHUNK) + vec4<u32>(0u, 1u, 2u, 3u);
         let at = min(t, vec4<u32>(last));
         let live = t < vec4<u32>(end);
@@ -70,12 +77,12 @@ fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, tid: u32) -> St
         x.q[j] = hat_rows(0u, at, key, e % ROWS, live);
     }
     for (var j = 0u; j < STAGE_V; j = j + 1u) {
-        let e = min(tid + THREADS * j, QUADS * CB - 1u);
+        let e = min(lane + LOAD_THREADS * j, QUADS * CB - 1u);
         let t = vec4<u32>(first + e / CB * CHUNK) + vec4<u32>(0u, 1u, 2u, 3u);
         let at = min(t * layer.channels + vec4<u32>(2u * layer.nk * DK + h * DV + min(col0 + e % CB, DV - 1u)), vec4<u32>(layer.tokens * layer.channels - 1u));
         x.v[j] = select(vec4<f32>(0.0), vec4<f32>(y[at.x], y[at.y], y[at.z], y[at.w]), t < vec4<u32>(end));
     }
-    let t = first + tid % STAGE;
+    let t = first + lane % STAGE;
     let at = min(t, last);
     let e = at * layer.nv + h;
     x.gates = select(vec2<f32>(1.0, 0.0), vec2<f32>(exp(gate_log_decay(e)), gate_beta(e)), t < end);
@@ -84,10 +91,10 @@ fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, tid: u32) -> St
     return x;
 }
 
-// Lane tid's share of a stage into workgroup memory.
-fn store_stage(x: Stage, tid: u32) {
+// Loading lane `lane`'s share of a stage into workgroup memory.
+fn store_stage(x: Stage, lane: u32) {
     for (var j = 0u; j < STAGE_QK; j = j + 1u) {
-        let e = tid + THREADS * j;
+        let e = lane + LOAD_THREADS * j;
         if (e < QUADS * ROWS) {
             let at = (e % ROWS) * QUAD_STRIDE + e / ROWS;
             staged_k[at] = x.k[j];
@@ -95,14 +102,14 @@ fn store_stage(x: Stage, tid: u32) {
         }
     }
     for (var j = 0u; j < STAGE_V; j = j + 1u) {
-        let e = tid + THREADS * j;
+        let e = lane + LOAD_THREADS * j;
         if (e < QUADS * CB) {
             staged_v[(e % CB) * QUAD_STRIDE + e / CB] = x.v[j];
         }
     }
-    if (tid < STAGE) {
-        let quad = tid / CHUNK;
-        let m = tid % CHUNK;
+    if (lane < STAGE) {
+        let quad = lane / CHUNK;
+        let m = lane % CHUNK;
         staged_tokens[quad][m] = x.gates.x;
         staged_tokens[QUADS + quad][m] = x.gates.y;
         staged_tokens[2u * QUADS + quad][m] = x.products.x;
@@ -210,22 +217,35 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let rl = tid % ROW_LANES;
     let group = tid / ROW_LANES;
     let col0 = (job % blocks) * CB;
-    let col = col0 + group;
+    // A loading warp's column: none (DV), so that every write of a column skips it.
+    let col = select(DV, col0 + group, group < CB);
     let columns = col < DV;
+    let loads = tid >= LOAD_FIRST;
+    let lane = tid - LOAD_FIRST;
     let start = seq_start(n);
     let end = seq_end(n);
     let state_at = (n * layer.nv + h) * DK * DV;
 
     var s = load_state(state_at, rl, col, layer.has_h0 != 0u);
-    var stage = load_stage(start, end, h, key, col0, tid);
+    var stage: Stage;
+    if (loads) {
+        stage = load_stage(start, end, h, key, col0, lane);
+    }
     var slot = ckpt_first(n);
     var to_checkpoint = 0u;
     var pending = Outputs(vec4<f32>(0.0), 0u, 0u, 0u);
     for (var first = start; first < end; first = first + STAGE) {
         workgroupBarrier();
-        store_stage(stage, tid);
+        if (loads) {
+            store_stage(stage, lane);
+        }
         workgroupBarrier();
-        stage = load_stage(first + STAGE, end, h, key, col0, tid);
+        if (loads) {
+            stage = load_stage(first + STAGE, end, h, key, col0, lane);
+        }
+        if (!solves(tid)) {
+            continue;
+        }
         let steps = min(STAGE, end - first);
         for (var j0 = 0u; j0 < steps; ) {
             if (to_checkpoint == 0u) {
@@ -294,6 +314,8 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             to_checkpoint = to_checkpoint - len;
         }
     }
-    write_outputs(pending, tid, h, col);
-    store_state(s, state_at, rl, col, true);
+    if (solves(tid)) {
+        write_outputs(pending, tid, h, col);
+        store_state(s, state_at, rl, col, true);
+    }
 }
