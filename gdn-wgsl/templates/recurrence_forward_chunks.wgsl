@@ -7,7 +7,7 @@
 // With Γ_j the chunk's cumulative log decay to token j and S_0 the state before it,
 //   u_j = β_j(v_j − e^{Γ_j}·S_0ᵀ k̂_j − Σ_{i<j} e^{Γ_j−Γ_i}(k̂_i·k̂_j)·u_i)
 // (every decay a product of the g's between, ≤ 1): the chunk's S_0ᵀ k̂_j are summed over the rows
-// (the key products k̂_i·k̂_j come from qk_norm_gates_forward, the same for every column), the
+// (the key products k̂_i·k̂_j come with the stage's inputs, the same for every column), the
 // small triangular solve for u runs in every lane, then the chunk's steps update the state token
 // by token with no sum between them, and its S_jᵀ q̂_j are summed together one chunk later, beside
 // the next chunk's sums over the rows (two independent chains of shuffles where one waited on the
@@ -24,9 +24,12 @@
 // Chunks are the stage's quads of four tokens (stages start at the sequence's start, STAGE tokens
 // apart); where a checkpoint is due inside a quad, the quad is solved twice, each time with the
 // tokens outside its part as no-ops (β = 0, g = 1). Tokens past the sequence's end read zeros.
-// Inputs go through workgroup memory a stage of STAGE tokens at a time, loaded from storage by
-// all lanes while the stage before computes, so that a step waits on workgroup memory, never on a
-// load from storage (the per-token form waits on them: about 0.6 µs a token at S4 on the H200).
+// Inputs go through workgroup memory a stage of STAGE tokens at a time, prepared while the stage
+// before computes, so that a step waits on workgroup memory, never on a load from storage (the
+// per-token form waits on them: about 0.6 µs a token at S4 on the H200): read from storage, where
+// the q/k norms' dispatch wrote them (stage_inputs_stored.wgsl: recurrence_forward_chunks), or
+// computed from the raw inputs (stage_inputs_conv.wgsl: recurrence_forward_chunks_conv, which
+// also writes what the backward reads of them).
 // Writes o (before the norm), the state at the start of every checkpoint interval, hT, and (where
 // the plan has a column-block backward) every token's r = v − g·S_{t−1}ᵀk̂.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
