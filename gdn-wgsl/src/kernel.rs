@@ -176,12 +176,6 @@ pub enum Kernel {
     RecurrenceForwardChunks,
     /// [`Kernel::RecurrenceForwardChunks`] with its sums through workgroup memory.
     RecurrenceForwardChunksPortable,
-    /// [`Kernel::RecurrenceForwardChunks`] computing its own inputs from the raw ones (the conv,
-    /// the q/k norms, the key products and the gates, as [`Kernel::ConvQkNormGatesProductsForward`]
-    /// does) while it solves, so that the forward is two dispatches.
-    RecurrenceForwardChunksConv,
-    /// [`Kernel::RecurrenceForwardChunksConv`] with its sums through workgroup memory.
-    RecurrenceForwardChunksConvPortable,
     /// Gated RMSNorm.
     NormForward,
     /// Gated RMSNorm backward.
@@ -281,7 +275,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 47] = [
+    pub const ALL: [Kernel; 45] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::QkNormGatesProductsForward,
@@ -290,8 +284,6 @@ impl Kernel {
         Kernel::RecurrenceForwardPortable,
         Kernel::RecurrenceForwardChunks,
         Kernel::RecurrenceForwardChunksPortable,
-        Kernel::RecurrenceForwardChunksConv,
-        Kernel::RecurrenceForwardChunksConvPortable,
         Kernel::NormForward,
         Kernel::NormBackward,
         Kernel::RecurrenceBackward,
@@ -347,9 +339,7 @@ impl Kernel {
             Kernel::QkNormConvBackward => "qk_norm_backward",
             Kernel::ConvBackwardInputTotals => "conv_backward_input_sums",
             Kernel::RecurrenceForwardPortable => "recurrence_forward",
-            Kernel::RecurrenceForwardChunksPortable
-            | Kernel::RecurrenceForwardChunksConv
-            | Kernel::RecurrenceForwardChunksConvPortable => "recurrence_forward_chunks",
+            Kernel::RecurrenceForwardChunksPortable => "recurrence_forward_chunks",
             Kernel::RecurrenceBackwardColumnsPortable
             | Kernel::RecurrenceBackwardColumnsNorm
             | Kernel::RecurrenceBackwardColumnsNormPortable => "recurrence_backward_columns",
@@ -366,7 +356,6 @@ impl Kernel {
             Kernel::DecodeStep
                 | Kernel::RecurrenceForward
                 | Kernel::RecurrenceForwardChunks
-                | Kernel::RecurrenceForwardChunksConv
                 | Kernel::RecurrenceBackwardColumns
                 | Kernel::RecurrenceBackwardColumnsNorm
         )
@@ -477,12 +466,8 @@ impl Kernel {
             }
             // The shuffle kernel's column groups and as many warps again that load its stages
             // (templates/stage_loaders_apart.wgsl); the portable one's lanes do both.
-            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksConv => {
-                2 * LaneLayout::recurrent_forward_chunks(dims).threads()
-            }
-            Kernel::RecurrenceForwardChunksPortable | Kernel::RecurrenceForwardChunksConvPortable => {
-                LaneLayout::recurrent_forward_chunks(dims).threads()
-            }
+            Kernel::RecurrenceForwardChunks => 2 * LaneLayout::recurrent_forward_chunks(dims).threads(),
+            Kernel::RecurrenceForwardChunksPortable => LaneLayout::recurrent_forward_chunks(dims).threads(),
             Kernel::RecurrenceBackwardColumns
             | Kernel::RecurrenceBackwardColumnsPortable
             | Kernel::RecurrenceBackwardColumnsNorm
@@ -537,12 +522,9 @@ impl Kernel {
                 2 * RECURRENT_CHUNK * layout.groups * (dims.dk + 1) + sums + dot
             }
             // the staged inputs; the portable kernel's lane partials.
-            Kernel::RecurrenceForwardChunks
-            | Kernel::RecurrenceForwardChunksPortable
-            | Kernel::RecurrenceForwardChunksConv
-            | Kernel::RecurrenceForwardChunksConvPortable => {
+            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 let layout = LaneLayout::recurrent_forward_chunks(dims);
-                let portable = !self.needs_wide_subgroups();
+                let portable = self == Kernel::RecurrenceForwardChunksPortable;
                 let sums = if portable { 4 * layout.threads() } else { 0 };
                 recurrent_stage_floats(dims, recurrent_stage(dims)) + sums
             }
@@ -653,10 +635,7 @@ impl Kernel {
                 constants.push(("CB", layout.columns()));
                 constants
             }
-            Kernel::RecurrenceForwardChunks
-            | Kernel::RecurrenceForwardChunksPortable
-            | Kernel::RecurrenceForwardChunksConv
-            | Kernel::RecurrenceForwardChunksConvPortable => {
+            Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
                 let layout = LaneLayout::recurrent_forward_chunks(dims);
                 let threads = self.workgroup_size(dims);
                 let mut constants: Vec<_> = layout
@@ -727,8 +706,6 @@ impl Kernel {
             Kernel::RecurrenceForwardPortable => &RECURRENCE_FORWARD_PORTABLE,
             Kernel::RecurrenceForwardChunks => &RECURRENCE_FORWARD_CHUNKS,
             Kernel::RecurrenceForwardChunksPortable => &RECURRENCE_FORWARD_CHUNKS_PORTABLE,
-            Kernel::RecurrenceForwardChunksConv => &RECURRENCE_FORWARD_CHUNKS_CONV,
-            Kernel::RecurrenceForwardChunksConvPortable => &RECURRENCE_FORWARD_CHUNKS_CONV_PORTABLE,
             Kernel::NormForward => &NORM_FORWARD,
             Kernel::NormBackward => &NORM_BACKWARD,
             Kernel::RecurrenceBackward => &RECURRENCE_BACKWARD,
@@ -841,21 +818,21 @@ const CONV_FORWARD: Spec = Spec {
 const QK_NORM_GATES_FORWARD: Spec = Spec {
     name: "qk_norm_gates_forward",
     template: QK_NORM_GATES_FORWARD_TEMPLATE,
-    snippets: &[QK_ROWS, ROW_SUM, TOKEN_SPAN, QK_INPUTS_STORED, GATES_FORWARD],
+    snippets: &[QK_ROWS, ROW_SUM, TOKEN_SPAN, QK_INPUTS_STORED],
     bindings: QK_NORM_GATES_FORWARD_BINDINGS,
 };
 
 const QK_NORM_GATES_PRODUCTS_FORWARD: Spec = Spec {
     name: "qk_norm_gates_products_forward",
     template: QK_NORM_GATES_FORWARD_TEMPLATE,
-    snippets: &[QK_ROWS, ROW_SUM, TOKEN_SPAN, QK_INPUTS_STORED, GATES_FORWARD],
+    snippets: &[QK_ROWS, ROW_SUM, TOKEN_SPAN, QK_INPUTS_STORED],
     bindings: QK_NORM_GATES_FORWARD_BINDINGS,
 };
 
 const CONV_QK_NORM_GATES_PRODUCTS_FORWARD: Spec = Spec {
     name: "conv_qk_norm_gates_products_forward",
     template: QK_NORM_GATES_FORWARD_TEMPLATE,
-    snippets: &[SEQUENCES, CONV_TAP, TOKEN_SPAN, CONV_AT, QK_ROWS, ROW_SUM, QK_INPUTS_CONV, GATES_FORWARD],
+    snippets: &[SEQUENCES, CONV_TAP, TOKEN_SPAN, CONV_AT, QK_ROWS, ROW_SUM, QK_INPUTS_CONV],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -876,7 +853,6 @@ const CONV_QK_NORM_GATES_PRODUCTS_FORWARD: Spec = Spec {
 
 const QK_NORM_GATES_FORWARD_TEMPLATE: &str = include_str!("../templates/qk_norm_gates_forward.wgsl");
 const QK_INPUTS_STORED: (&str, &str) = ("qk_inputs_stored", include_str!("../templates/qk_inputs_stored.wgsl"));
-const GATES_FORWARD: (&str, &str) = ("gates_forward", include_str!("../templates/gates_forward.wgsl"));
 const QK_INPUTS_CONV: (&str, &str) = ("qk_inputs_conv", include_str!("../templates/qk_inputs_conv.wgsl"));
 const CONV_AT: (&str, &str) = ("conv_at", include_str!("../templates/conv_at.wgsl"));
 const TOKEN_SPAN: (&str, &str) = ("token_span", include_str!("../templates/token_span.wgsl"));
@@ -925,9 +901,6 @@ const STAGE_LOADERS_APART: (&str, &str) =
     ("stage_loaders_apart", include_str!("../templates/stage_loaders_apart.wgsl"));
 const STAGE_LOADERS_SHARED: (&str, &str) =
     ("stage_loaders_shared", include_str!("../templates/stage_loaders_shared.wgsl"));
-const STAGE_INPUTS_STORED: (&str, &str) =
-    ("stage_inputs_stored", include_str!("../templates/stage_inputs_stored.wgsl"));
-const STAGE_INPUTS_CONV: (&str, &str) = ("stage_inputs_conv", include_str!("../templates/stage_inputs_conv.wgsl"));
 const ROW_LANES_WORKGROUP: (&str, &str) =
     ("row_lanes_workgroup", include_str!("../templates/row_lanes_workgroup.wgsl"));
 
@@ -963,89 +936,15 @@ const RECURRENCE_FORWARD_CHUNKS_TEMPLATE: &str = include_str!("../templates/recu
 const RECURRENCE_FORWARD_CHUNKS: Spec = Spec {
     name: "recurrence_forward_chunks",
     template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[
-        SEQUENCES,
-        QK_ROWS,
-        CHUNK_ROWS,
-        GATE_VALUES,
-        RESIDUALS,
-        CHUNK_LANES_SUBGROUP,
-        STAGE_LOADERS_APART,
-        STAGE_INPUTS_STORED,
-    ],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP, STAGE_LOADERS_APART],
     bindings: RECURRENCE_FORWARD_BINDINGS,
 };
 
 const RECURRENCE_FORWARD_CHUNKS_PORTABLE: Spec = Spec {
     name: "recurrence_forward_chunks_portable",
     template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[
-        SEQUENCES,
-        QK_ROWS,
-        CHUNK_ROWS,
-        GATE_VALUES,
-        RESIDUALS,
-        CHUNK_LANES_WORKGROUP,
-        STAGE_LOADERS_SHARED,
-        STAGE_INPUTS_STORED,
-    ],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP, STAGE_LOADERS_SHARED],
     bindings: RECURRENCE_FORWARD_BINDINGS,
-};
-
-const RECURRENCE_FORWARD_CHUNKS_CONV_BINDINGS: &[Binding] = &[
-    bind("layer", LayerUniform),
-    bind("index", ReadU32),
-    bind("qkv", ReadF32),
-    bind("conv_state", ReadF32),
-    bind("conv", ReadF32),
-    bind("a", ReadF32),
-    bind("b", ReadF32),
-    bind("a_log", ReadF32),
-    bind("dt_bias", ReadF32),
-    bind("h0", ReadF32),
-    bind("final_conv_state", WriteF32),
-    bind("qk_hat", WriteF32),
-    bind("qk_ss", WriteF32),
-    bind("gates", WriteF32),
-    bind("o", WriteF32),
-    bind("ckpt", WriteF32),
-    bind("ht", WriteF32),
-];
-
-const RECURRENCE_FORWARD_CHUNKS_CONV: Spec = Spec {
-    name: "recurrence_forward_chunks_conv",
-    template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[
-        SEQUENCES,
-        QK_ROWS,
-        RESIDUALS,
-        TOKEN_SPAN,
-        CONV_TAP,
-        CONV_AT,
-        GATES_FORWARD,
-        CHUNK_LANES_SUBGROUP,
-        STAGE_LOADERS_APART,
-        STAGE_INPUTS_CONV,
-    ],
-    bindings: RECURRENCE_FORWARD_CHUNKS_CONV_BINDINGS,
-};
-
-const RECURRENCE_FORWARD_CHUNKS_CONV_PORTABLE: Spec = Spec {
-    name: "recurrence_forward_chunks_conv_portable",
-    template: RECURRENCE_FORWARD_CHUNKS_TEMPLATE,
-    snippets: &[
-        SEQUENCES,
-        QK_ROWS,
-        RESIDUALS,
-        TOKEN_SPAN,
-        CONV_TAP,
-        CONV_AT,
-        GATES_FORWARD,
-        CHUNK_LANES_WORKGROUP,
-        STAGE_LOADERS_SHARED,
-        STAGE_INPUTS_CONV,
-    ],
-    bindings: RECURRENCE_FORWARD_CHUNKS_CONV_BINDINGS,
 };
 
 const NORM_FORWARD: Spec = Spec {

@@ -1,13 +1,17 @@
 // L2 norms of q and k per (token, key head): q̂ = q / (sqrt(Σq² + ε₂)·sqrt(DK)), k̂ = k / sqrt(Σk² + ε₂),
 // keeping Σq² + ε₂ and Σk² + ε₂ for the backward; and the gates of the key head's value heads at
-// that token (gates_forward.wgsl). One workgroup of VEC threads per (token, key head): the gates
-// share its dispatch (a pass of their own cost S4 5 µs on the H200 for 512 values).
+// that token: ℓ = ln g = −exp(a_log)·softplus(a + dt_bias) (in log space, capped: math.wgsl's
+// log_decay), β = σ(b), with their derivatives for the backward (gate_values.wgsl). One workgroup
+// of VEC threads per (token, key head): the gates share its dispatch (a pass of their own cost S4
+// 5 µs on the H200 for 512 values).
 // With KEY_PRODUCTS (the chunk-solved recurrences), also k̂_t·k̂_{t−m} for m = 1, 2, 3, from the
 // same loads: the recurrences' chunks of four tokens need them, and would otherwise sum them over
 // the rows in every workgroup of every column block. Where t − m is before t's sequence (or the
 // batch), the product is with the sequence's first token: finite, and never read.
 // Its inputs, the conv's outputs y, come through qk_input (qk_inputs_stored.wgsl: read from y,
 // which conv_forward wrote; qk_inputs_conv.wgsl: the conv computed here, y written here).
+
+const L2_EPS: f32 = 1e-6;
 
 // Token t − m, or the first of t's sequence where that is before it (`span`'s start: 0 where the
 // inputs are read from y, which holds every token).
@@ -29,7 +33,20 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let i = row % layer.nk;
     for (var r = tid; r < layer.rep; r = r + VEC) {
         let h = i * layer.rep + r;
-        store_gate_terms(t, h, gate_terms(t, h));
+        let e = t * layer.nv + h;
+        let arg = a[e] + dt_bias[h];
+        let ell = log_decay(a_log[h], arg);
+        let beta = sigmoid(b[e]);
+        // ∂ℓ/∂arg = −exp(a_log + ln σ(arg)), whose exponent is at most ℓ's (σ ≤ softplus), so
+        // finite below the cap; at the cap ℓ is constant and both its derivatives are 0. 1 − β is
+        // σ(−b), which does not cancel in f32 when β → 1.
+        let open = log_decay_exponent(a_log[h], arg) < LOG_DECAY_CAP;
+        let n = layer.tokens * layer.nv;
+        gates[e] = ell;
+        gates[n + e] = beta;
+        gates[2u * n + e] = beta * sigmoid(-b[e]);
+        gates[3u * n + e] = select(0.0, -exp(a_log[h] - softplus(-arg)), open);
+        gates[4u * n + e] = select(0.0, ell, open);
     }
     let span = token_span(t);
     convolve_values(t, i, tid, span);

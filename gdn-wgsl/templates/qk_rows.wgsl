@@ -2,9 +2,6 @@
 // k̂'s products with the three before it, [tokens, nk, 3]; qk_ss, and dqk_hat_heads ([tokens, nv,
 // DK] each), pack the same way as q̂ and k̂.
 
-// ε₂ of the L2 norms: q̂ = q / (sqrt(Σq² + ε₂)·sqrt(DK)), k̂ = k / sqrt(Σk² + ε₂).
-const L2_EPS: f32 = 1e-6;
-
 // Start of the row of q̂ (which = 0) or k̂ (which = 1) of key head `key` at token t.
 fn hat_at(which: u32, t: u32, key: u32) -> u32 {
     return ((which * layer.tokens + t) * layer.nk + key) * DK;

@@ -7,7 +7,7 @@
 // With Γ_j the chunk's cumulative log decay to token j and S_0 the state before it,
 //   u_j = β_j(v_j − e^{Γ_j}·S_0ᵀ k̂_j − Σ_{i<j} e^{Γ_j−Γ_i}(k̂_i·k̂_j)·u_i)
 // (every decay a product of the g's between, ≤ 1): the chunk's S_0ᵀ k̂_j are summed over the rows
-// (the key products k̂_i·k̂_j come with the stage's inputs, the same for every column), the
+// (the key products k̂_i·k̂_j come from qk_norm_gates_forward, the same for every column), the
 // small triangular solve for u runs in every lane, then the chunk's steps update the state token
 // by token with no sum between them, and its S_jᵀ q̂_j are summed together one chunk later, beside
 // the next chunk's sums over the rows (two independent chains of shuffles where one waited on the
@@ -24,12 +24,9 @@
 // Chunks are the stage's quads of four tokens (stages start at the sequence's start, STAGE tokens
 // apart); where a checkpoint is due inside a quad, the quad is solved twice, each time with the
 // tokens outside its part as no-ops (β = 0, g = 1). Tokens past the sequence's end read zeros.
-// Inputs go through workgroup memory a stage of STAGE tokens at a time, prepared while the stage
-// before computes, so that a step waits on workgroup memory, never on a load from storage (the
-// per-token form waits on them: about 0.6 µs a token at S4 on the H200): read from storage, where
-// the q/k norms' dispatch wrote them (stage_inputs_stored.wgsl: recurrence_forward_chunks), or
-// computed from the raw inputs (stage_inputs_conv.wgsl: recurrence_forward_chunks_conv, which
-// also writes what the backward reads of them).
+// Inputs go through workgroup memory a stage of STAGE tokens at a time, loaded from storage by
+// all lanes while the stage before computes, so that a step waits on workgroup memory, never on a
+// load from storage (the per-token form waits on them: about 0.6 µs a token at S4 on the H200).
 // Writes o (before the norm), the state at the start of every checkpoint interval, hT, and (where
 // the plan has a column-block backward) every token's r = v − g·S_{t−1}ᵀk̂.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
@@ -52,16 +49,73 @@ var<workgroup> staged_q: array<vec4<f32>, ROWS * QUAD_STRIDE>;
 var<workgroup> staged_v: array<vec4<f32>, CB * QUAD_STRIDE>;
 var<workgroup> staged_tokens: array<vec4<f32>, 5u * QUADS>;
 
-// The workgroup's share of the batch: sequence n (tokens [start, end)), value head h (key head
-// `key`), column block `block` (columns col0 … col0 + CB − 1).
-struct Job {
-    n: u32,
-    start: u32,
-    end: u32,
-    h: u32,
-    key: u32,
-    block: u32,
-    col0: u32,
+// A loading lane's share of a stage, in registers between its loads and its stores: rows of q̂
+// and k̂ and columns of v, each for a quad of four tokens (one 16-byte store into workgroup memory),
+// the (row or column, quad) pairs e = lane + LOAD_THREADS·j of loading lane `lane` (tid − LOAD_FIRST).
+const STAGE_QK: u32 = (QUADS * ROWS + LOAD_THREADS - 1u) / LOAD_THREADS;
+const STAGE_V: u32 = (QUADS * CB + LOAD_THREADS - 1u) / LOAD_THREADS;
+struct Stage {
+    k: array<vec4<f32>, STAGE_QK>,
+    q: array<vec4<f32>, STAGE_QK>,
+    v: array<vec4<f32>, STAGE_V>,
+    // g, β and the three key products of token `lane` (lane < STAGE).
+    gates: vec2<f32>,
+    products: vec3<f32>,
+}
+
+// Loading lane `lane`'s share of the stage of tokens [first, first + STAGE) of the sequence ending at
+// `end` (tokens past it read zeros and g = 1), value head h, key head `key`, columns col0 … col0 + CB − 1.
+fn load_stage(first: u32, end: u32, h: u32, key: u32, col0: u32, lane: u32) -> Stage {
+    var x: Stage;
+    let last = min(max(end, 1u), layer.tokens) - 1u;
+    for (var j = 0u; j < STAGE_QK; j = j + 1u) {
+        let e = min(lane + LOAD_THREADS * j, QUADS * ROWS - 1u);
+        let t = vec4<u32>(first + e / ROWS * CHUNK) + vec4<u32>(0u, 1u, 2u, 3u);
+        let at = min(t, vec4<u32>(last));
+        let live = t < vec4<u32>(end);
+        x.k[j] = hat_rows(1u, at, key, e % ROWS, live);
+        x.q[j] = hat_rows(0u, at, key, e % ROWS, live);
+    }
+    for (var j = 0u; j < STAGE_V; j = j + 1u) {
+        let e = min(lane + LOAD_THREADS * j, QUADS * CB - 1u);
+        let t = vec4<u32>(first + e / CB * CHUNK) + vec4<u32>(0u, 1u, 2u, 3u);
+        let at = min(t * layer.channels + vec4<u32>(2u * layer.nk * DK + h * DV + min(col0 + e % CB, DV - 1u)), vec4<u32>(layer.tokens * layer.channels - 1u));
+        x.v[j] = select(vec4<f32>(0.0), vec4<f32>(y[at.x], y[at.y], y[at.z], y[at.w]), t < vec4<u32>(end));
+    }
+    let t = first + lane % STAGE;
+    let at = min(t, last);
+    let e = at * layer.nv + h;
+    x.gates = select(vec2<f32>(1.0, 0.0), vec2<f32>(exp(gate_log_decay(e)), gate_beta(e)), t < end);
+    let p = key_products_at(at, key);
+    x.products = select(vec3<f32>(0.0), vec3<f32>(qk_hat[p], qk_hat[p + 1u], qk_hat[p + 2u]), t < end);
+    return x;
+}
+
+// Loading lane `lane`'s share of a stage into workgroup memory.
+fn store_stage(x: Stage, lane: u32) {
+    for (var j = 0u; j < STAGE_QK; j = j + 1u) {
+        let e = lane + LOAD_THREADS * j;
+        if (e < QUADS * ROWS) {
+            let at = (e % ROWS) * QUAD_STRIDE + e / ROWS;
+            staged_k[at] = x.k[j];
+            staged_q[at] = x.q[j];
+        }
+    }
+    for (var j = 0u; j < STAGE_V; j = j + 1u) {
+        let e = lane + LOAD_THREADS * j;
+        if (e < QUADS * CB) {
+            staged_v[(e % CB) * QUAD_STRIDE + e / CB] = x.v[j];
+        }
+    }
+    if (lane < STAGE) {
+        let quad = lane / CHUNK;
+        let m = lane % CHUNK;
+        staged_tokens[quad][m] = x.gates.x;
+        staged_tokens[QUADS + quad][m] = x.gates.y;
+        staged_tokens[2u * QUADS + quad][m] = x.products.x;
+        staged_tokens[3u * QUADS + quad][m] = x.products.y;
+        staged_tokens[4u * QUADS + quad][m] = x.products.z;
+    }
 }
 
 // A chunk's inputs for this lane's rows and column: the stage's quad of four tokens, those outside
@@ -153,41 +207,41 @@ fn write_outputs(p: Outputs, tid: u32, h: u32, col: u32) {
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) tid: u32) {
     let blocks = (DV + CB - 1u) / CB;
-    let unit = folded(wg, nwg);
-    if (unit >= layer.seqs * layer.nv * blocks) {
+    let job = folded(wg, nwg);
+    if (job >= layer.seqs * layer.nv * blocks) {
         return;
     }
-    let n = unit / (blocks * layer.nv);
-    let h = (unit / blocks) % layer.nv;
-    let block = unit % blocks;
-    let col0 = block * CB;
-    let start = seq_start(n);
-    let end = seq_end(n);
-    let job = Job(n, start, end, h, h / layer.rep, block, col0);
+    let h = (job / blocks) % layer.nv;
+    let n = job / (blocks * layer.nv);
+    let key = h / layer.rep;
     let rl = tid % ROW_LANES;
     let group = tid / ROW_LANES;
+    let col0 = (job % blocks) * CB;
     // A loading warp's column: none (DV), so that every write of a column skips it.
     let col = select(DV, col0 + group, group < CB);
     let columns = col < DV;
+    let loads = tid >= LOAD_FIRST;
     let lane = tid - LOAD_FIRST;
+    let start = seq_start(n);
+    let end = seq_end(n);
     let state_at = (n * layer.nv + h) * DK * DV;
 
     var s = load_state(state_at, rl, col, layer.has_h0 != 0u);
     var stage: Stage;
-    if (loads(tid)) {
-        stage = load_stage(start, job, lane);
+    if (loads) {
+        stage = load_stage(start, end, h, key, col0, lane);
     }
     var slot = ckpt_first(n);
     var to_checkpoint = 0u;
     var pending = Outputs(vec4<f32>(0.0), 0u, 0u, 0u);
     for (var first = start; first < end; first = first + STAGE) {
         workgroupBarrier();
-        if (loads(tid)) {
+        if (loads) {
             store_stage(stage, lane);
         }
         workgroupBarrier();
-        if (loads(tid)) {
-            stage = load_stage(first + STAGE, job, lane);
+        if (loads) {
+            stage = load_stage(first + STAGE, end, h, key, col0, lane);
         }
         if (!solves(tid)) {
             continue;

@@ -10,8 +10,3 @@ const LOAD_FIRST: u32 = SOLVERS;
 fn solves(tid: u32) -> bool {
     return tid < SOLVERS;
 }
-
-// Whether invocation tid loads the stages.
-fn loads(tid: u32) -> bool {
-    return tid >= LOAD_FIRST;
-}

@@ -24,7 +24,6 @@ fn recurrences_for_other_head_sizes() {
     for (dk, dv) in [(64, 32), (48, 80)] {
         snapshot(Kernel::RecurrenceForward, dk, dv);
         snapshot(Kernel::RecurrenceForwardChunks, dk, dv);
-        snapshot(Kernel::RecurrenceForwardChunksConv, dk, dv);
         snapshot(Kernel::RecurrenceBackward, dk, dv);
         snapshot(Kernel::RecurrenceBackwardColumns, dk, dv);
         snapshot(Kernel::RecurrenceBackwardColumnsNorm, dk, dv);

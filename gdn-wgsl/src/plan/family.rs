@@ -278,12 +278,6 @@ impl Family {
         }
     }
 
-    /// Whether the family's forward computes its own inputs from the raw ones (the conv, q̂, k̂ and
-    /// the gates), so that the shared forward dispatches no q/k norms.
-    pub(crate) fn computes_inputs(&self, g: &Geometry) -> bool {
-        matches!(self, Family::Recurrent { .. }) && recurrent::inputs_in_forward(g)
-    }
-
     /// Appends the forward of the delta rule: from q̂, k̂, v, the gates (and h0) to o and hT.
     pub(crate) fn forward(&self, stages: &mut Stages) -> Result<(), PlanError> {
         match self {

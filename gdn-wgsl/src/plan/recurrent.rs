@@ -6,7 +6,7 @@
 
 use super::buffer::{BufferSpec, Work};
 use super::geometry::Geometry;
-use super::{PlanError, Stages, shared};
+use super::{PlanError, Stages};
 use crate::{Kernel, LaneLayout, RECURRENT_CHUNK, Tiling};
 
 /// Words of the column-block backward's scratch and of its dq̂/dk̂ partials above which a batch of
@@ -114,35 +114,16 @@ fn checkpoint_words(g: &Geometry) -> usize {
 /// 2 048: 1.85 ms token by token, 3.59 chunked).
 pub(crate) const FEW_HEADS_WORKGROUPS: usize = 256;
 
-/// Whether the few-heads forward computes its own inputs (`Kernel::RecurrenceForwardChunksConv`:
-/// the conv, the q/k norms, the key products and the gates while it solves, so that the shared
-/// forward dispatches no q/k norms): where the conv would run in the norms' dispatch (the backward
-/// then reads no y), the backward would run in column blocks over chunks that are the forward's
-/// quads (a checkpoint interval a multiple of [`RECURRENT_CHUNK`]: it reads the key products
-/// within a quad only), and the device binds the storage buffers the kernel needs. Whether the
-/// backward is recorded does not enter: a forward-only plan's forward is the full plan's.
-pub(crate) fn inputs_in_forward(g: &Geometry) -> bool {
-    few_heads(g)
-        && shared::conv_in_norms(g)
-        && backward_in_columns(g)
-        && g.family.state_interval().is_multiple_of(RECURRENT_CHUNK as usize)
-        && Kernel::RecurrenceForwardChunksConv.storage_buffers() <= g.options.storage_buffers
-}
-
 /// The forward recurrence: one workgroup per (sequence, head, column block), solved token by token
-/// or, for few heads, chunk by chunk (computing its own inputs where [`inputs_in_forward`]); its
-/// sums are subgroup shuffles where the device has them.
+/// or, for few heads, chunk by chunk; its sums are subgroup shuffles where the device has them.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
-    let chunks = match (few_heads(g), inputs_in_forward(g), g.options.subgroups) {
-        (true, true, true) => Kernel::RecurrenceForwardChunksConv,
-        (true, true, false) => Kernel::RecurrenceForwardChunksConvPortable,
-        (true, false, true) => Kernel::RecurrenceForwardChunks,
-        (true, false, false) => Kernel::RecurrenceForwardChunksPortable,
-        (false, _, true) => return stages.push(Kernel::RecurrenceForward, token_jobs(g)),
-        (false, _, false) => return stages.push(Kernel::RecurrenceForwardPortable, token_jobs(g)),
-    };
-    stages.push(chunks, chunk_jobs(g))
+    match (few_heads(g), g.options.subgroups) {
+        (true, true) => stages.push(Kernel::RecurrenceForwardChunks, chunk_jobs(g)),
+        (true, false) => stages.push(Kernel::RecurrenceForwardChunksPortable, chunk_jobs(g)),
+        (false, true) => stages.push(Kernel::RecurrenceForward, token_jobs(g)),
+        (false, false) => stages.push(Kernel::RecurrenceForwardPortable, token_jobs(g)),
+    }
 }
 
 /// Whether the column-block backward computes the gated RMSNorm's backward itself

@@ -145,7 +145,7 @@ fn conv_runs(g: &Geometry) -> usize {
 /// q/k norms write the key products (the chunk-solved recurrent forward, for few heads: short
 /// batches, where each dispatch's few µs show), the taps fit the window (each conv one round of
 /// loads) and the device binds the storage buffers they need.
-pub(crate) fn conv_in_norms(g: &Geometry) -> bool {
+fn conv_in_norms(g: &Geometry) -> bool {
     let fused = [Kernel::ConvQkNormGatesProductsForward, Kernel::QkNormConvBackward];
     g.family.qk_norm_kernel(g) == Kernel::QkNormGatesProductsForward
         && g.config.kk <= CONV_WINDOW as usize
@@ -153,14 +153,13 @@ pub(crate) fn conv_in_norms(g: &Geometry) -> bool {
 }
 
 /// The forward: conv, q/k norms and gates (one dispatch, or one with the conv:
-/// [`conv_in_norms`], or none where the family's delta rule computes them), the family's delta
-/// rule, the gated norm.
+/// [`conv_in_norms`]), the family's delta rule, the gated norm.
 pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
-    if conv_in_norms(g) && !g.family.computes_inputs(g) {
+    if conv_in_norms(g) {
         stages.push(Kernel::ConvQkNormGatesProductsForward, tokens * config.nk)?;
-    } else if !conv_in_norms(g) {
+    } else {
         stages.push(Kernel::ConvForward, conv_runs(g))?;
         stages.push(g.family.qk_norm_kernel(g), tokens * config.nk)?;
     }

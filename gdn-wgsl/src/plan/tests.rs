@@ -122,24 +122,6 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
             assert_eq!(prologue(&fused), prologue(&plan));
         }
         assert_eq!(prologue(&long_taps), prologue(&plan));
-        // With 16 storage buffers and sequences of 8 tokens (checkpoints every 8), the chunk-solved
-        // forward computes its own inputs: the forward is two dispatches.
-        let octets: Vec<usize> = (0..=seqs).map(|n| 8 * n).collect();
-        let widest = PlanOptions { storage_buffers: 16, ..options };
-        let inside = LayerPlan::new(&config, &octets, &widest).unwrap();
-        if chunks {
-            let conv = if subgroups {
-                Kernel::RecurrenceForwardChunksConv
-            } else {
-                Kernel::RecurrenceForwardChunksConvPortable
-            };
-            assert_eq!(prologue(&inside), [conv, Kernel::NormForward]);
-            assert!(
-                runs(&inside, Kernel::QkNormConvBackward) && !runs(&inside, Kernel::ConvQkNormGatesProductsForward)
-            );
-        } else {
-            assert_eq!(prologue(&inside), prologue(&plan));
-        }
         for plan in [&plan, &long_taps] {
             assert!(runs(plan, Kernel::QkNormBackward) && runs(plan, Kernel::ConvBackwardPre));
         }
