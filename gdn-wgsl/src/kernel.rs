@@ -171,10 +171,11 @@ pub enum Kernel {
     RecurrenceForwardPortable,
     /// The delta rule, forward, with checkpoints, for batches of few heads: solved
     /// [`RECURRENT_CHUNK`] tokens at a time, one state column a warp, its inputs staged in
-    /// workgroup memory; its sums are subgroup shuffles: it needs wgpu's `SUBGROUP` with subgroups
-    /// of at least [`LANE_BLOCK`] invocations.
+    /// workgroup memory by warps of their own; its sums are subgroup shuffles: it needs wgpu's
+    /// `SUBGROUP` with subgroups of at least [`LANE_BLOCK`] invocations.
     RecurrenceForwardChunks,
-    /// [`Kernel::RecurrenceForwardChunks`] with its sums through workgroup memory.
+    /// [`Kernel::RecurrenceForwardChunks`] with its sums through workgroup memory (each lane both
+    /// loads and solves).
     RecurrenceForwardChunksPortable,
     /// Gated RMSNorm.
     NormForward,
