@@ -191,13 +191,6 @@ pub enum Kernel {
     RecurrenceBackwardColumns,
     /// [`Kernel::RecurrenceBackwardColumns`] with its sums through workgroup memory.
     RecurrenceBackwardColumnsPortable,
-    /// [`Kernel::RecurrenceBackwardColumns`] that computes the gated RMSNorm's backward itself
-    /// ([`Kernel::NormBackward`]'s work: each workgroup sums the norm's dot over the head's columns
-    /// one chunk ahead), so that the backward needs no dispatch for it. It binds 17 storage
-    /// buffers, so the plan takes it only where the device allows as many.
-    RecurrenceBackwardColumnsNorm,
-    /// [`Kernel::RecurrenceBackwardColumnsNorm`] with its sums through workgroup memory.
-    RecurrenceBackwardColumnsNormPortable,
     /// L2 norms backward, summing the value heads of each key head, and the gates' backward (one
     /// dispatch).
     QkNormBackward,
@@ -276,7 +269,7 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 45] = [
+    pub const ALL: [Kernel; 43] = [
         Kernel::ConvForward,
         Kernel::QkNormGatesForward,
         Kernel::QkNormGatesProductsForward,
@@ -290,8 +283,6 @@ impl Kernel {
         Kernel::RecurrenceBackward,
         Kernel::RecurrenceBackwardColumns,
         Kernel::RecurrenceBackwardColumnsPortable,
-        Kernel::RecurrenceBackwardColumnsNorm,
-        Kernel::RecurrenceBackwardColumnsNormPortable,
         Kernel::QkNormBackward,
         Kernel::QkNormConvBackward,
         Kernel::ConvBackwardPre,
@@ -341,9 +332,7 @@ impl Kernel {
             Kernel::ConvBackwardInputTotals => "conv_backward_input_sums",
             Kernel::RecurrenceForwardPortable => "recurrence_forward",
             Kernel::RecurrenceForwardChunksPortable => "recurrence_forward_chunks",
-            Kernel::RecurrenceBackwardColumnsPortable
-            | Kernel::RecurrenceBackwardColumnsNorm
-            | Kernel::RecurrenceBackwardColumnsNormPortable => "recurrence_backward_columns",
+            Kernel::RecurrenceBackwardColumnsPortable => "recurrence_backward_columns",
             _ => self.name(),
         }
     }
@@ -358,7 +347,6 @@ impl Kernel {
                 | Kernel::RecurrenceForward
                 | Kernel::RecurrenceForwardChunks
                 | Kernel::RecurrenceBackwardColumns
-                | Kernel::RecurrenceBackwardColumnsNorm
         )
     }
 
@@ -415,30 +403,10 @@ impl Kernel {
     }
 
     /// Whether the kernel is generated for heads of `dims`: the tensor-core kernels only where
-    /// [`Precision::suits`] them (16 × 16 blocks tile the head dims), the column backward with the
-    /// norm's only where its invocations cover a head's columns in one round (dv at most its
-    /// threads: more rounds would hold several columns' inputs a chunk, past the registers at
-    /// dk = 256), every other for every pair of [`crate::SUPPORTED_SIZES`].
+    /// [`Precision::suits`] them (16 × 16 blocks tile the head dims), every other for every pair of
+    /// [`crate::SUPPORTED_SIZES`].
     pub fn generated_for(self, dims: HeadDims) -> bool {
-        if self.computes_norm_backward() {
-            dims.dv <= LaneLayout::recurrent_backward_columns(dims).threads()
-        } else {
-            self.precision().suits(dims)
-        }
-    }
-
-    /// Why [`Kernel::generated_for`] is false where it is.
-    pub(crate) fn variant_rule(self) -> &'static str {
-        if self.computes_norm_backward() {
-            "the column backward computes the norm's backward only where a workgroup's invocations cover dv"
-        } else {
-            "tensor-core kernels need head dims that are multiples of 16 (16 × 16 blocks tile them)"
-        }
-    }
-
-    /// Whether it is a column backward that computes the gated RMSNorm's backward itself.
-    fn computes_norm_backward(self) -> bool {
-        matches!(self, Kernel::RecurrenceBackwardColumnsNorm | Kernel::RecurrenceBackwardColumnsNormPortable)
+        self.precision().suits(dims)
     }
 
     /// Threads per workgroup.
@@ -469,10 +437,9 @@ impl Kernel {
             // (templates/stage_loaders_apart.wgsl); the portable one's lanes do both.
             Kernel::RecurrenceForwardChunks => 2 * LaneLayout::recurrent_forward_chunks(dims).threads(),
             Kernel::RecurrenceForwardChunksPortable => LaneLayout::recurrent_forward_chunks(dims).threads(),
-            Kernel::RecurrenceBackwardColumns
-            | Kernel::RecurrenceBackwardColumnsPortable
-            | Kernel::RecurrenceBackwardColumnsNorm
-            | Kernel::RecurrenceBackwardColumnsNormPortable => LaneLayout::recurrent_backward_columns(dims).threads(),
+            Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
+                LaneLayout::recurrent_backward_columns(dims).threads()
+            }
             Kernel::RecurrenceBackward => Tiling::backward(dims).threads(),
             Kernel::DecodeStep | Kernel::DecodeStepPortable => LaneLayout::decode(dims).threads(),
             Kernel::ChunkPrepare
@@ -507,20 +474,12 @@ impl Kernel {
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
-            // the groups' shares of a chunk's dq̂, dk̂, dℓ and dβ; the portable kernels' lane partials;
-            // the norm's dot, a vec4 a group.
-            Kernel::RecurrenceBackwardColumns
-            | Kernel::RecurrenceBackwardColumnsPortable
-            | Kernel::RecurrenceBackwardColumnsNorm
-            | Kernel::RecurrenceBackwardColumnsNormPortable => {
+            // the groups' shares of a chunk's dq̂, dk̂, dℓ and dβ; the portable kernel's lane partials.
+            Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
                 let layout = LaneLayout::recurrent_backward_columns(dims);
-                let portable = matches!(
-                    self,
-                    Kernel::RecurrenceBackwardColumnsPortable | Kernel::RecurrenceBackwardColumnsNormPortable
-                );
+                let portable = self == Kernel::RecurrenceBackwardColumnsPortable;
                 let sums = if portable { 4 * layout.threads() } else { 0 };
-                let dot = if self.computes_norm_backward() { 4 * layout.groups } else { 0 };
-                2 * RECURRENT_CHUNK * layout.groups * (dims.dk + 1) + sums + dot
+                2 * RECURRENT_CHUNK * layout.groups * (dims.dk + 1) + sums
             }
             // the staged inputs; the portable kernel's lane partials.
             Kernel::RecurrenceForwardChunks | Kernel::RecurrenceForwardChunksPortable => {
@@ -621,10 +580,7 @@ impl Kernel {
                 ]
             }
             Kernel::NormForward | Kernel::NormBackward => vec![("DV", dims.dv), ("VEC", VEC)],
-            Kernel::RecurrenceBackwardColumns
-            | Kernel::RecurrenceBackwardColumnsPortable
-            | Kernel::RecurrenceBackwardColumnsNorm
-            | Kernel::RecurrenceBackwardColumnsNormPortable => {
+            Kernel::RecurrenceBackwardColumns | Kernel::RecurrenceBackwardColumnsPortable => {
                 let layout = LaneLayout::recurrent_backward_columns(dims);
                 let mut constants = layout.constants(dims);
                 constants.extend([("CB", layout.columns()), ("GROUPS", layout.groups), ("CHUNK", RECURRENT_CHUNK)]);
@@ -712,8 +668,6 @@ impl Kernel {
             Kernel::RecurrenceBackward => &RECURRENCE_BACKWARD,
             Kernel::RecurrenceBackwardColumns => &RECURRENCE_BACKWARD_COLUMNS,
             Kernel::RecurrenceBackwardColumnsPortable => &RECURRENCE_BACKWARD_COLUMNS_PORTABLE,
-            Kernel::RecurrenceBackwardColumnsNorm => &RECURRENCE_BACKWARD_COLUMNS_NORM,
-            Kernel::RecurrenceBackwardColumnsNormPortable => &RECURRENCE_BACKWARD_COLUMNS_NORM_PORTABLE,
             Kernel::QkNormBackward => &QK_NORM_BACKWARD,
             Kernel::QkNormConvBackward => &QK_NORM_CONV_BACKWARD,
             Kernel::ConvBackwardPre => &CONV_BACKWARD_PRE,
@@ -1005,34 +959,16 @@ const RECURRENCE_BACKWARD_COLUMNS_TEMPLATE: &str = include_str!("../templates/re
 const RECURRENCE_BACKWARD_COLUMNS: Spec = Spec {
     name: "recurrence_backward_columns",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP, COLUMN_GRADS_STORED],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP],
     bindings: RECURRENCE_BACKWARD_COLUMNS_BINDINGS,
 };
 
 const RECURRENCE_BACKWARD_COLUMNS_PORTABLE: Spec = Spec {
     name: "recurrence_backward_columns_portable",
     template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP, COLUMN_GRADS_STORED],
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP],
     bindings: RECURRENCE_BACKWARD_COLUMNS_BINDINGS,
 };
-
-const RECURRENCE_BACKWARD_COLUMNS_NORM: Spec = Spec {
-    name: "recurrence_backward_columns_norm",
-    template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_SUBGROUP, COLUMN_GRADS_NORM],
-    bindings: RECURRENCE_BACKWARD_COLUMNS_NORM_BINDINGS,
-};
-
-const RECURRENCE_BACKWARD_COLUMNS_NORM_PORTABLE: Spec = Spec {
-    name: "recurrence_backward_columns_norm_portable",
-    template: RECURRENCE_BACKWARD_COLUMNS_TEMPLATE,
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_ROWS, GATE_VALUES, RESIDUALS, CHUNK_LANES_WORKGROUP, COLUMN_GRADS_NORM],
-    bindings: RECURRENCE_BACKWARD_COLUMNS_NORM_BINDINGS,
-};
-
-const COLUMN_GRADS_STORED: (&str, &str) =
-    ("column_grads_stored", include_str!("../templates/column_grads_stored.wgsl"));
-const COLUMN_GRADS_NORM: (&str, &str) = ("column_grads_norm", include_str!("../templates/column_grads_norm.wgsl"));
 
 const RECURRENCE_BACKWARD_COLUMNS_BINDINGS: &[Binding] = &[
     bind("layer", LayerUniform),
@@ -1047,29 +983,6 @@ const RECURRENCE_BACKWARD_COLUMNS_BINDINGS: &[Binding] = &[
     bind("gate_grad_parts", WriteF32),
     bind("dy", WriteF32),
     bind("dh0", WriteF32),
-];
-
-/// [`RECURRENCE_BACKWARD_COLUMNS_BINDINGS`] with the norm's inputs (`norm_backward`'s) and its
-/// outputs dz and dnorm_term in place of d_o.
-const RECURRENCE_BACKWARD_COLUMNS_NORM_BINDINGS: &[Binding] = &[
-    bind("layer", LayerUniform),
-    bind("index", ReadU32),
-    bind("qk_hat", ReadF32),
-    bind("gates", ReadF32),
-    bind("o", ReadF32),
-    bind("z", ReadF32),
-    bind("norm", ReadF32),
-    bind("rstd", ReadF32),
-    bind("dout", ReadF32),
-    bind("ckpt", ReadF32),
-    bind("dht", ReadF32),
-    bind("scratch", WriteF32),
-    bind("dqk_hat_heads", WriteF32),
-    bind("gate_grad_parts", WriteF32),
-    bind("dy", WriteF32),
-    bind("dh0", WriteF32),
-    bind("dz", WriteF32),
-    bind("dnorm_term", WriteF32),
 ];
 
 const QK_NORM_BACKWARD_TEMPLATE: &str = include_str!("../templates/qk_norm_backward.wgsl");

@@ -80,7 +80,11 @@ pub(crate) fn has_variant(kernel: Kernel, dims: HeadDims) -> Result<(), NoVarian
     if kernel.generated_for(dims) {
         return Ok(());
     }
-    Err(NoVariant { kernel: kernel.name(), dims, reason: kernel.variant_rule() })
+    Err(NoVariant {
+        kernel: kernel.name(),
+        dims,
+        reason: "tensor-core kernels need head dims that are multiples of 16 (16 × 16 blocks tile them)",
+    })
 }
 
 /// Generates `kernel` for `dims`.

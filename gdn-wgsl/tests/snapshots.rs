@@ -26,6 +26,5 @@ fn recurrences_for_other_head_sizes() {
         snapshot(Kernel::RecurrenceForwardChunks, dk, dv);
         snapshot(Kernel::RecurrenceBackward, dk, dv);
         snapshot(Kernel::RecurrenceBackwardColumns, dk, dv);
-        snapshot(Kernel::RecurrenceBackwardColumnsNorm, dk, dv);
     }
 }

@@ -286,12 +286,6 @@ impl Family {
         }
     }
 
-    /// Whether the family's backward computes the gated RMSNorm's backward itself (d_o, dz and the
-    /// dnorm terms), so that the shared backward does not dispatch `Kernel::NormBackward`.
-    pub(crate) fn norm_in_backward(&self, g: &Geometry) -> bool {
-        matches!(self, Family::Recurrent { .. }) && recurrent::norm_in_backward(g)
-    }
-
     /// Appends the backward of the delta rule: from d_o (and dhT) to dq̂ and dk̂ per value head
     /// (`dqk_hat_heads`), dv (in `dy`), the `dℓ`/`dβ` partials and dh0.
     pub(crate) fn backward(&self, stages: &mut Stages) -> Result<(), PlanError> {

@@ -126,26 +126,14 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     }
 }
 
-/// Whether the column-block backward computes the gated RMSNorm's backward itself
-/// (`Kernel::RecurrenceBackwardColumnsNorm`, so that `Kernel::NormBackward` is not dispatched):
-/// where the backward runs in column blocks, the kernel is generated for the dims (a workgroup's
-/// invocations cover dv) and the device binds the storage buffers it needs.
-pub(crate) fn norm_in_backward(g: &Geometry) -> bool {
-    let kernel = Kernel::RecurrenceBackwardColumnsNorm;
-    backward_in_columns(g) && kernel.generated_for(g.dims) && kernel.storage_buffers() <= g.options.storage_buffers
-}
-
-/// The backward recurrence: one workgroup per (sequence, head, column block) for few heads (with
-/// the norm's backward where [`norm_in_backward`]), its sums subgroup shuffles where the device has
-/// them; else one per (sequence, head).
+/// The backward recurrence: one workgroup per (sequence, head, column block) for few heads, its
+/// sums subgroup shuffles where the device has them; else one per (sequence, head).
 pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let jobs = column_jobs(g);
-    match (backward_in_columns(g), norm_in_backward(g), g.options.subgroups) {
-        (true, false, true) => stages.push(Kernel::RecurrenceBackwardColumns, jobs),
-        (true, false, false) => stages.push(Kernel::RecurrenceBackwardColumnsPortable, jobs),
-        (true, true, true) => stages.push(Kernel::RecurrenceBackwardColumnsNorm, jobs),
-        (true, true, false) => stages.push(Kernel::RecurrenceBackwardColumnsNormPortable, jobs),
-        (false, _, _) => stages.push(Kernel::RecurrenceBackward, g.sequences() * g.config.nv),
+    match (backward_in_columns(g), g.options.subgroups) {
+        (true, true) => stages.push(Kernel::RecurrenceBackwardColumns, jobs),
+        (true, false) => stages.push(Kernel::RecurrenceBackwardColumnsPortable, jobs),
+        (false, _) => stages.push(Kernel::RecurrenceBackward, g.sequences() * g.config.nv),
     }
 }

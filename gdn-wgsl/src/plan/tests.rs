@@ -204,36 +204,3 @@ fn the_conv_input_gradient_shares_a_dispatch_with_the_parameter_sums_where_the_d
     assert_eq!(tail(75, totals), [(Kernel::ConvBackwardInputTotals, conv_jobs + sum_jobs)]);
     assert_eq!(kernels(&tail(300, totals)), [Kernel::ConvBackwardInputSums, Kernel::ColumnSumsFinish]);
 }
-
-#[test]
-fn the_column_backward_computes_the_norms_backward_where_it_covers_dv_and_the_device_binds_enough() {
-    // (backward kernels, whether d_o is laid out) for few heads of these dims.
-    let backward = |dk: usize, dv: usize, storage_buffers: u32, subgroups: bool| {
-        let config = LayerConfig::new(1, 2, dk, dv, 4).unwrap();
-        let options = PlanOptions { family: Family::recurrent(), storage_buffers, subgroups, ..PlanOptions::default() };
-        let plan = LayerPlan::new(&config, &[0, 9, 20], &options).unwrap();
-        let kernels: Vec<Kernel> = plan.backward.as_ref().unwrap().iter().map(|s| s.kernel).collect();
-        (kernels, plan.buffer(Work::DO.into()).is_some())
-    };
-    let norm = Kernel::RecurrenceBackwardColumnsNorm.storage_buffers();
-    assert_eq!(norm, 17);
-    for subgroups in [true, false] {
-        let (kernels, d_o) = backward(128, 128, norm, subgroups);
-        let folded = if subgroups {
-            Kernel::RecurrenceBackwardColumnsNorm
-        } else {
-            Kernel::RecurrenceBackwardColumnsNormPortable
-        };
-        assert_eq!(kernels[0], folded, "{kernels:?}");
-        assert!(!kernels.contains(&Kernel::NormBackward) && !d_o);
-    }
-    // One storage buffer fewer, or dv past the workgroup's 64 invocations at dk = 256: the norm's
-    // backward in a dispatch of its own, d_o between.
-    for (dk, dv, storage_buffers) in [(128, 128, norm - 1), (256, 256, norm), (256, 64, norm)] {
-        let (kernels, d_o) = backward(dk, dv, storage_buffers, true);
-        let own = dv > 64 || storage_buffers < norm;
-        assert_eq!(kernels[0] == Kernel::NormBackward, own, "{dk}×{dv}, {storage_buffers}: {kernels:?}");
-        assert_eq!(d_o, own);
-        assert!(kernels.iter().any(|k| k.name().starts_with("recurrence_backward_columns")));
-    }
-}
