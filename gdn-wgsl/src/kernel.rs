@@ -102,6 +102,13 @@ pub const TOTAL_UNITS: u32 = 16;
 const _: () = assert!(ELEMENTS.is_multiple_of(TOTAL_UNITS));
 /// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
 pub const VEC: u32 = 64;
+/// Threads per workgroup of the q/k norms' backward (`templates/qk_norm_backward.wgsl`, its `VEC`):
+/// the largest supported dk, so that a thread has one element of q and of k at most, and each
+/// element's partial rows (the family's backward writes one per column block) are summed by
+/// `QK_NORM_BACKWARD_THREADS / dk` threads, their loads in flight together (H100, S4: 13–14 µs,
+/// where 64 threads took 23 in four rounds of loads).
+pub const QK_NORM_BACKWARD_THREADS: u32 = 256;
+const _: () = assert!(QK_NORM_BACKWARD_THREADS == crate::dims::SUPPORTED_SIZES[crate::dims::SUPPORTED_SIZES.len() - 1]);
 /// Threads per workgroup of the chunked family's kernels (`templates/matmul.wgsl`: 16 × 16 threads,
 /// a 4 × 4 block of a 64 × 64 output tile each; the tensor-core kernels: eight subgroups of 32 that
 /// own 16 × 16 output blocks, `templates/coop.wgsl`).
@@ -426,10 +433,9 @@ impl Kernel {
             Kernel::QkNormGatesForward
             | Kernel::QkNormGatesProductsForward
             | Kernel::ConvQkNormGatesProductsForward
-            | Kernel::QkNormBackward
-            | Kernel::QkNormConvBackward
             | Kernel::NormForward
             | Kernel::NormBackward => VEC,
+            Kernel::QkNormBackward | Kernel::QkNormConvBackward => QK_NORM_BACKWARD_THREADS,
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
             }
@@ -467,10 +473,10 @@ impl Kernel {
             Kernel::QkNormGatesForward
             | Kernel::QkNormGatesProductsForward
             | Kernel::ConvQkNormGatesProductsForward
-            | Kernel::QkNormBackward
-            | Kernel::QkNormConvBackward
             | Kernel::NormForward
             | Kernel::NormBackward => 4 * VEC,
+            // row_sum.wgsl's scratch and the partial rows' sums, a vec2 a thread.
+            Kernel::QkNormBackward | Kernel::QkNormConvBackward => 6 * QK_NORM_BACKWARD_THREADS,
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
@@ -565,7 +571,7 @@ impl Kernel {
                 ]
             }
             Kernel::QkNormBackward | Kernel::QkNormConvBackward => {
-                vec![("DK", dims.dk), ("DV", dims.dv), ("VEC", VEC), ("CONV_WINDOW", CONV_WINDOW)]
+                vec![("DK", dims.dk), ("DV", dims.dv), ("VEC", QK_NORM_BACKWARD_THREADS), ("CONV_WINDOW", CONV_WINDOW)]
             }
             Kernel::QkNormGatesForward
             | Kernel::QkNormGatesProductsForward

@@ -8,7 +8,8 @@
 // per-element term of da_log's sum dlog_term = dℓ·∂ℓ/∂a_log (ddt_bias sums da), from the
 // derivatives the forward kept (gate_values.wgsl). dℓ = dg·g: the families never divide by g,
 // which underflows.
-// One workgroup of VEC threads per (token, key head).
+// One workgroup of VEC threads (at least DK: gdn_wgsl::QK_NORM_BACKWARD_THREADS) per (token, key
+// head), thread m holding element m of q and of k.
 
 @compute @workgroup_size(VEC)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -23,34 +24,26 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let first_gates = gate_partials(t, i, 0u, tid);
     let heads = (t * layer.nv + i * layer.rep) * layer.hat_parts * DK;
     let k_heads = layer.tokens * layer.nv * layer.hat_parts * DK;
-    // This thread's elements m = tid + VEC·j of (dq̂, dk̂), summed once.
+    // This thread's element m = tid of (dq̂, dk̂), summed once (threads past DK take element
+    // tid % DK's share of the sums, then count zero).
     let hats = summed_hat_grads(tid, heads, k_heads);
-    // The conv outputs (q, k) at those elements and their SiLU slopes (elements past DK read
-    // DK − 1 and count zero).
+    let live = tid < DK;
+    let m = min(tid, DK - 1u);
+    // The conv outputs (q, k) at that element and their SiLU slopes.
     let q_c = i * DK;
     let k_c = q_c + layer.nk * DK;
     let span = token_span(t);
-    var x: array<vec2<f32>, PER_THREAD>;
-    var slope: array<vec2<f32>, PER_THREAD>;
-    var dots = vec2<f32>(0.0);
-    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        let m = min(tid + VEC * j, DK - 1u);
-        let q = qk_input_grad(t, q_c + m, span);
-        let k = qk_input_grad(t, k_c + m, span);
-        x[j] = vec2<f32>(q.x, k.x);
-        slope[j] = vec2<f32>(q.y, k.y);
-        dots = dots + f32(tid + VEC * j < DK) * x[j] * hats[j];
-    }
-    let dot = row_sum2(tid, dots);
+    let q = qk_input_grad(t, q_c + m, span);
+    let k = qk_input_grad(t, k_c + m, span);
+    let x = vec2<f32>(q.x, k.x);
+    let slope = vec2<f32>(q.y, k.y);
+    let dot = row_sum2(tid, f32(live) * x * hats);
     let ss = vec2<f32>(qk_ss[row], qk_ss[layer.tokens * layer.nk + row]);
     let inv = vec2<f32>(1.0 / (sqrt(ss.x) * sqrt(f32(DK))), 1.0 / sqrt(ss.y));
-    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        let m = tid + VEC * j;
-        if (m < DK) {
-            let dx = (inv * hats[j] - x[j] * dot * inv / ss) * slope[j];
-            keep_qk_grad(t, q_c + m, dx.x);
-            keep_qk_grad(t, k_c + m, dx.y);
-        }
+    if (live) {
+        let dx = (inv * hats - x * dot * inv / ss) * slope;
+        keep_qk_grad(t, q_c + m, dx.x);
+        keep_qk_grad(t, k_c + m, dx.y);
     }
     values_backward(t, i, tid, span);
     if (layer.gate_parts <= 4u) {
@@ -63,60 +56,54 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
 }
 
-// Elements of dq̂ (and of dk̂) each thread sums.
-const PER_THREAD: u32 = (DK + VEC - 1u) / VEC;
+// Threads per element summing its partial rows (each every HAT_SPLITS-th row), and rows a thread
+// has in flight a round (their q and k rows: 2 · HAT_ROUND loads; S4's 64 rows of a (token, key
+// head) at DK = 128 take one round of two threads an element).
+const HAT_SPLITS: u32 = VEC / DK;
+const HAT_ROUND: u32 = 32u;
+var<workgroup> hat_split_sums: array<vec2<f32>, VEC>;
 
-// Four partial rows from row `at` on, DK apart.
-fn four_rows(at: u32) -> vec4<f32> {
-    let e = vec4<u32>(at) + vec4<u32>(0u, 1u, 2u, 3u) * DK;
-    return vec4<f32>(dqk_hat_heads[e.x], dqk_hat_heads[e.y], dqk_hat_heads[e.z], dqk_hat_heads[e.w]);
-}
-
-// Partial rows summed a round, their loads in flight together: 8 · (4 / PER_THREAD) rows (at
-// least 8), so that a round holds about 64 loads a thread whatever DK (S4's 64 rows of a (token,
-// key head) at DK = 128: 4 rounds of 16, each a load latency, where rounds of 8 took 8).
-const HAT_ROUND: u32 = 8u * max(1u, 4u / PER_THREAD);
-
-// (dq̂[m], dk̂[m]) at this thread's elements m = tid + VEC·j (those past DK read element DK − 1, for
-// the caller to ignore), summed over the rep value heads' partial rows, which start at `heads`
-// (dk̂'s `k_heads` further on): HAT_ROUND rows a round, then rounds of 8, then single rows.
-fn summed_hat_grads(tid: u32, heads: u32, k_heads: u32) -> array<vec2<f32>, PER_THREAD> {
+// (dq̂[e], dk̂[e]) at this thread's element e = tid % DK, summed over the rep value heads' partial
+// rows, which start at `heads` (dk̂'s `k_heads` further on): thread tid sums rows tid / DK,
+// tid / DK + HAT_SPLITS, … (none past HAT_SPLITS · DK threads), HAT_ROUND at a time, then the
+// element's threads' sums are added through workgroup memory. Call from uniform control flow.
+fn summed_hat_grads(tid: u32, heads: u32, k_heads: u32) -> vec2<f32> {
     let rows = layer.rep * layer.hat_parts;
-    var q: array<vec4<f32>, 2 * PER_THREAD>;
-    var k: array<vec4<f32>, 2 * PER_THREAD>;
-    var r = 0u;
-    for (; r + HAT_ROUND <= rows; r = r + HAT_ROUND) {
-        for (var s = 0u; s < HAT_ROUND; s = s + 8u) {
-            add_eight_rows(&q, &k, tid, heads + (r + s) * DK, k_heads);
+    let e = tid % DK;
+    let split = tid / DK;
+    let stride = HAT_SPLITS * DK;
+    var q: array<vec4<f32>, HAT_ROUND / 4u>;
+    var k: array<vec4<f32>, HAT_ROUND / 4u>;
+    if (split < HAT_SPLITS) {
+        var r = split;
+        for (; r + (HAT_ROUND - 1u) * HAT_SPLITS < rows; r = r + HAT_ROUND * HAT_SPLITS) {
+            let first = heads + r * DK + e;
+            for (var j = 0u; j < HAT_ROUND / 4u; j = j + 1u) {
+                let at = vec4<u32>(first + 4u * j * stride) + vec4<u32>(0u, 1u, 2u, 3u) * stride;
+                let k_at = at + vec4<u32>(k_heads);
+                q[j] = q[j] + vec4<f32>(dqk_hat_heads[at.x], dqk_hat_heads[at.y], dqk_hat_heads[at.z], dqk_hat_heads[at.w]);
+                k[j] = k[j] + vec4<f32>(dqk_hat_heads[k_at.x], dqk_hat_heads[k_at.y], dqk_hat_heads[k_at.z], dqk_hat_heads[k_at.w]);
+            }
+        }
+        for (; r < rows; r = r + HAT_SPLITS) {
+            let at = heads + r * DK + e;
+            q[0].x = q[0].x + dqk_hat_heads[at];
+            k[0].x = k[0].x + dqk_hat_heads[k_heads + at];
         }
     }
-    for (; r + 8u <= rows; r = r + 8u) {
-        add_eight_rows(&q, &k, tid, heads + r * DK, k_heads);
+    var qs = vec4<f32>(0.0);
+    var ks = vec4<f32>(0.0);
+    for (var j = 0u; j < HAT_ROUND / 4u; j = j + 1u) {
+        qs = qs + q[j];
+        ks = ks + k[j];
     }
-    var d: array<vec2<f32>, PER_THREAD>;
-    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        let qs = q[2u * j] + q[2u * j + 1u];
-        let ks = k[2u * j] + k[2u * j + 1u];
-        d[j] = vec2<f32>(qs.x + qs.y + qs.z + qs.w, ks.x + ks.y + ks.z + ks.w);
-        for (var tail = r; tail < rows; tail = tail + 1u) {
-            let at = heads + tail * DK + min(tid + VEC * j, DK - 1u);
-            d[j] = d[j] + vec2<f32>(dqk_hat_heads[at], dqk_hat_heads[k_heads + at]);
-        }
+    hat_split_sums[tid] = vec2<f32>(qs.x + qs.y + qs.z + qs.w, ks.x + ks.y + ks.z + ks.w);
+    workgroupBarrier();
+    var d = vec2<f32>(0.0);
+    for (var s = 0u; s < HAT_SPLITS; s = s + 1u) {
+        d = d + hat_split_sums[s * DK + e];
     }
     return d;
-}
-
-// The eight partial rows from `first` on of this thread's elements, each into its own sum of
-// (q, k): component c of q[2j] (of q[2j + 1]) sums rows c (4 + c) of element tid + VEC·j.
-fn add_eight_rows(q: ptr<function, array<vec4<f32>, 2 * PER_THREAD>>, k: ptr<function, array<vec4<f32>, 2 * PER_THREAD>>,
-                  tid: u32, first: u32, k_heads: u32) {
-    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        let at = first + min(tid + VEC * j, DK - 1u);
-        (*q)[2u * j] = (*q)[2u * j] + four_rows(at);
-        (*q)[2u * j + 1u] = (*q)[2u * j + 1u] + four_rows(at + 4u * DK);
-        (*k)[2u * j] = (*k)[2u * j] + four_rows(k_heads + at);
-        (*k)[2u * j + 1u] = (*k)[2u * j + 1u] + four_rows(k_heads + at + 4u * DK);
-    }
 }
 
 // This thread's share (partials tid + VEC·j) of the (dℓ, dβ) partials of value heads r and r + 1
