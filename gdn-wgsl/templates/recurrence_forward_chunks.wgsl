@@ -185,29 +185,21 @@ fn store_state(s: array<f32, RY>, at: u32, rl: u32, col: u32, into_ht: bool) {
 }
 
 // A chunk's S_jᵀ q̂_j, this lane's rows, waiting to be summed and written with the next chunk's
-// sums, and its r_j, written then too (so that no store comes just before a stage's barrier, which
-// would wait for it): tokens quad_first + lo … quad_first + hi − 1 (none where lo = hi).
+// sums: tokens quad_first + lo … quad_first + hi − 1 (none where lo = hi).
 struct Outputs {
     qs: vec4<f32>,
-    r: vec4<f32>,
     quad_first: u32,
     lo: u32,
     hi: u32,
 }
 
 // Sums a chunk's outputs over the rows (uniform control flow: every lane calls) and lane 8·j of the
-// column writes token j's; lane j (a live token) writes token j's r where the plan laid room for
-// it (the column-block backward replays from it).
+// column writes token j's.
 fn write_outputs(p: Outputs, tid: u32, h: u32, col: u32) {
     let out = token_scatter_sum(tid, p.qs);
-    let rl = tid % ROW_LANES;
-    let token = rl / 8u;
+    let token = (tid % ROW_LANES) / 8u;
     if (col < DV && token >= p.lo && token < p.hi && tid % 8u == 0u) {
         o[((p.quad_first + token) * layer.nv + h) * DV + col] = out;
-    }
-    let r_at = residual_at(p.quad_first + rl, h) + col;
-    if (col < DV && rl >= p.lo && rl < p.hi && r_at < arrayLength(&ckpt)) {
-        ckpt[r_at] = component(p.r, rl);
     }
 }
 
@@ -241,7 +233,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     var slot = ckpt_first(n);
     var to_checkpoint = 0u;
-    var pending = Outputs(vec4<f32>(0.0), vec4<f32>(0.0), 0u, 0u, 0u);
+    var pending = Outputs(vec4<f32>(0.0), 0u, 0u, 0u);
     for (var first = start; first < end; first = first + STAGE) {
         workgroupBarrier();
         if (loads) {
@@ -295,6 +287,12 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
             let u2 = b.z * r2;
             let r3 = c.v.w - to_j.w * ks.w - (g.w * k32) * u2 - (g.w * g.z * k31) * u1 - (g.w * g.z * g.y * k30) * u0;
             let u3 = b.w * r3;
+            // Lane j (a live token) writes token j's r where the plan laid room for it (the
+            // column-block backward replays from it).
+            let r_at = residual_at(quad_first + rl, h) + col;
+            if (columns && rl >= lo && rl < hi && r_at < arrayLength(&ckpt)) {
+                ckpt[r_at] = component(vec4<f32>(r0, r1, r2, r3), rl);
+            }
 
             // The chunk's steps, and their outputs' shares (summed with the next chunk's sums).
             var qs = vec4<f32>(0.0);
@@ -311,7 +309,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
                 qs.w = qs.w + x * q.w;
                 s[i] = x;
             }
-            pending = Outputs(qs, vec4<f32>(r0, r1, r2, r3), quad_first, lo, hi);
+            pending = Outputs(qs, quad_first, lo, hi);
             j0 = j0 + len;
             to_checkpoint = to_checkpoint - len;
         }
