@@ -38,11 +38,6 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let x = vec2<f32>(q.x, k.x);
     let slope = vec2<f32>(q.y, k.y);
     let dot = row_sum2(tid, f32(live) * x * hats);
-    // The first two value heads' gate sums before any store: a barrier after a store waits for it.
-    var first_sums = vec4<f32>(0.0);
-    if (layer.gate_parts > 4u) {
-        first_sums = row_sum4(tid, first_gates);
-    }
     let ss = vec2<f32>(qk_ss[row], qk_ss[layer.tokens * layer.nk + row]);
     let inv = vec2<f32>(1.0 / (sqrt(ss.x) * sqrt(f32(DK))), 1.0 / sqrt(ss.y));
     if (live) {
@@ -54,7 +49,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     if (layer.gate_parts <= 4u) {
         gate_grads_by_head(t, i, tid);
     } else {
-        write_gate_grads(t, i, 0u, tid, first_sums);
+        write_gate_grads(t, i, 0u, tid, row_sum4(tid, first_gates));
         for (var r = 2u; r < layer.rep; r = r + 2u) {
             write_gate_grads(t, i, r, tid, row_sum4(tid, gate_partials(t, i, r, tid)));
         }
