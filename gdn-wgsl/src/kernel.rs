@@ -102,13 +102,26 @@ pub const TOTAL_UNITS: u32 = 16;
 const _: () = assert!(ELEMENTS.is_multiple_of(TOTAL_UNITS));
 /// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
 pub const VEC: u32 = 64;
-/// Threads per workgroup of the q/k norms' backward (`templates/qk_norm_backward.wgsl`, its `VEC`):
-/// the largest supported dk, so that a thread has one element of q and of k at most, and each
-/// element's partial rows (the family's backward writes one per column block) are summed by
-/// `QK_NORM_BACKWARD_THREADS / dk` threads, their loads in flight together (H100, S4: 13–14 µs,
-/// where 64 threads took 23 in four rounds of loads).
-pub const QK_NORM_BACKWARD_THREADS: u32 = 256;
-const _: () = assert!(QK_NORM_BACKWARD_THREADS == crate::dims::SUPPORTED_SIZES[crate::dims::SUPPORTED_SIZES.len() - 1]);
+/// Fewest threads per workgroup of the q/k norms' backward (`templates/qk_norm_backward.wgsl`, its
+/// `VEC`), which takes dk where that is more ([`qk_norm_backward_threads`]).
+const QK_NORM_BACKWARD_THREADS: u32 = 128;
+
+/// Threads per workgroup of the q/k norms' forward (`templates/qk_norm_gates_forward.wgsl`, its
+/// `VEC`): [`VEC`], or dk's next power of two where that is more (row_sum.wgsl halves its
+/// threads), so that a thread holds one element of q and of k (H100, S4:
+/// `conv_qk_norm_gates_products_forward` 10–11 µs on 128 threads at dk = 128, 12 on 64).
+fn qk_norm_forward_threads(dims: HeadDims) -> u32 {
+    VEC.max(dims.dk.next_power_of_two())
+}
+
+/// Threads per workgroup of the q/k norms' backward: [`QK_NORM_BACKWARD_THREADS`], or dk's next
+/// power of two where that is more, so that a thread holds one element of q and of k at most, and
+/// each element's partial rows (the family's backward writes one per column block) are summed by
+/// `threads / dk` threads, their loads in flight together. H100, S4 at dk = 128: 13–14 µs on 128
+/// threads, 16 on 256, 23 on 64 (four rounds of loads, each waited for).
+fn qk_norm_backward_threads(dims: HeadDims) -> u32 {
+    QK_NORM_BACKWARD_THREADS.max(dims.dk.next_power_of_two())
+}
 /// Threads per workgroup of the chunked family's kernels (`templates/matmul.wgsl`: 16 × 16 threads,
 /// a 4 × 4 block of a 64 × 64 output tile each; the tensor-core kernels: eight subgroups of 32 that
 /// own 16 × 16 output blocks, `templates/coop.wgsl`).
@@ -430,12 +443,11 @@ impl Kernel {
             | Kernel::NarrowF16
             | Kernel::AddInto => ELEMENTS,
             Kernel::ColumnSumsPartial | Kernel::ColumnSumsFinish => COLUMNS,
+            Kernel::NormForward | Kernel::NormBackward => VEC,
             Kernel::QkNormGatesForward
             | Kernel::QkNormGatesProductsForward
-            | Kernel::ConvQkNormGatesProductsForward
-            | Kernel::NormForward
-            | Kernel::NormBackward => VEC,
-            Kernel::QkNormBackward | Kernel::QkNormConvBackward => QK_NORM_BACKWARD_THREADS,
+            | Kernel::ConvQkNormGatesProductsForward => qk_norm_forward_threads(dims),
+            Kernel::QkNormBackward | Kernel::QkNormConvBackward => qk_norm_backward_threads(dims),
             Kernel::RecurrenceForward | Kernel::RecurrenceForwardPortable => {
                 LaneLayout::recurrent_forward(dims).threads()
             }
@@ -470,13 +482,12 @@ impl Kernel {
     pub fn workgroup_bytes(self, dims: HeadDims) -> u32 {
         let tiling = CoopTiling::new(dims);
         let floats = match self {
+            Kernel::NormForward | Kernel::NormBackward => 4 * VEC,
             Kernel::QkNormGatesForward
             | Kernel::QkNormGatesProductsForward
-            | Kernel::ConvQkNormGatesProductsForward
-            | Kernel::NormForward
-            | Kernel::NormBackward => 4 * VEC,
+            | Kernel::ConvQkNormGatesProductsForward => 4 * qk_norm_forward_threads(dims),
             // row_sum.wgsl's scratch and the partial rows' sums, a vec2 a thread.
-            Kernel::QkNormBackward | Kernel::QkNormConvBackward => 6 * QK_NORM_BACKWARD_THREADS,
+            Kernel::QkNormBackward | Kernel::QkNormConvBackward => 6 * qk_norm_backward_threads(dims),
             // the portable kernel's lane values.
             Kernel::RecurrenceForward => 0,
             Kernel::RecurrenceForwardPortable => 4 * LaneLayout::recurrent_forward(dims).threads(),
@@ -571,7 +582,12 @@ impl Kernel {
                 ]
             }
             Kernel::QkNormBackward | Kernel::QkNormConvBackward => {
-                vec![("DK", dims.dk), ("DV", dims.dv), ("VEC", QK_NORM_BACKWARD_THREADS), ("CONV_WINDOW", CONV_WINDOW)]
+                vec![
+                    ("DK", dims.dk),
+                    ("DV", dims.dv),
+                    ("VEC", qk_norm_backward_threads(dims)),
+                    ("CONV_WINDOW", CONV_WINDOW),
+                ]
             }
             Kernel::QkNormGatesForward
             | Kernel::QkNormGatesProductsForward
@@ -580,7 +596,7 @@ impl Kernel {
                 vec![
                     ("DK", dims.dk),
                     ("DV", dims.dv),
-                    ("VEC", VEC),
+                    ("VEC", qk_norm_forward_threads(dims)),
                     ("KEY_PRODUCTS", products),
                     ("CONV_WINDOW", CONV_WINDOW),
                 ]

@@ -8,7 +8,7 @@
 // per-element term of da_log's sum dlog_term = dℓ·∂ℓ/∂a_log (ddt_bias sums da), from the
 // derivatives the forward kept (gate_values.wgsl). dℓ = dg·g: the families never divide by g,
 // which underflows.
-// One workgroup of VEC threads (at least DK: gdn_wgsl::QK_NORM_BACKWARD_THREADS) per (token, key
+// One workgroup of VEC threads (at least DK: the host's qk_norm_backward_threads) per (token, key
 // head), thread m holding element m of q and of k.
 
 @compute @workgroup_size(VEC)
