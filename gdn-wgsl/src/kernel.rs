@@ -100,7 +100,8 @@ const _: () = assert!(ELEMENTS.is_multiple_of(COLUMNS));
 /// units by up to ELEMENTS / TOTAL_UNITS blocks of rows.
 pub const TOTAL_UNITS: u32 = 16;
 const _: () = assert!(ELEMENTS.is_multiple_of(TOTAL_UNITS));
-/// Threads per workgroup of the kernels that reduce one row (a head's `dk` or `dv` elements).
+/// Threads per workgroup of the gated RMSNorm's kernels (a head's `dv` elements), and the fewest of
+/// the q/k norms' forward (which takes dk's next power of two where that is more).
 pub const VEC: u32 = 64;
 /// Fewest threads per workgroup of the q/k norms' backward (`templates/qk_norm_backward.wgsl`, its
 /// `VEC`), which takes dk where that is more ([`qk_norm_backward_threads`]).
@@ -122,6 +123,7 @@ fn qk_norm_forward_threads(dims: HeadDims) -> u32 {
 fn qk_norm_backward_threads(dims: HeadDims) -> u32 {
     QK_NORM_BACKWARD_THREADS.max(dims.dk.next_power_of_two())
 }
+
 /// Threads per workgroup of the chunked family's kernels (`templates/matmul.wgsl`: 16 × 16 threads,
 /// a 4 × 4 block of a 64 × 64 output tile each; the tensor-core kernels: eight subgroups of 32 that
 /// own 16 × 16 output blocks, `templates/coop.wgsl`).
