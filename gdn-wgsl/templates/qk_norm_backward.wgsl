@@ -58,7 +58,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
 
 // Threads per element summing its partial rows (each every HAT_SPLITS-th row), and rows a thread
 // has in flight a round (their q and k rows: 2 · HAT_ROUND loads; S4's 64 rows of a (token, key
-// head) at DK = 128 take one round of two threads an element).
+// head) at DK = 128, on 128 threads: two rounds of one thread an element).
 const HAT_SPLITS: u32 = VEC / DK;
 const HAT_ROUND: u32 = 32u;
 var<workgroup> hat_split_sums: array<vec2<f32>, VEC>;

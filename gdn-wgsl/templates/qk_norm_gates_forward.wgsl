@@ -2,7 +2,8 @@
 // keeping Σq² + ε₂ and Σk² + ε₂ for the backward; and the gates of the key head's value heads at
 // that token: ℓ = ln g = −exp(a_log)·softplus(a + dt_bias) (in log space, capped: math.wgsl's
 // log_decay), β = σ(b), with their derivatives for the backward (gate_values.wgsl). One workgroup
-// of VEC threads per (token, key head): the gates share its dispatch (a pass of their own cost S4
+// of VEC threads (at least DK: the host's qk_norm_forward_threads) per (token, key head), thread m
+// holding element m of q and of k: the gates share its dispatch (a pass of their own cost S4
 // 5 µs on the H200 for 512 values).
 // With KEY_PRODUCTS (the chunk-solved recurrences), also k̂_t·k̂_{t−m} for m = 1, 2, 3, from the
 // same loads: the recurrences' chunks of four tokens need them, and would otherwise sum them over
@@ -18,9 +19,6 @@ const L2_EPS: f32 = 1e-6;
 fn earlier(t: u32, m: u32, span: TokenSpan) -> u32 {
     return max(t, span.start + m) - m;
 }
-
-// Elements of q and of k each thread holds: m = tid + VEC·j.
-const PER_THREAD: u32 = (DK + VEC - 1u) / VEC;
 
 @compute @workgroup_size(VEC)
 fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -52,40 +50,32 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     convolve_values(t, i, tid, span);
     let q_c = i * DK;
     let k_c = q_c + layer.nk * DK;
-    // Every element's inputs read in one round (elements past DK read DK − 1 and count zero), so
-    // that their loads are in flight together.
-    var q: array<f32, PER_THREAD>;
-    var k: array<f32, PER_THREAD>;
-    var sq = vec2<f32>(0.0);
+    // This thread's element m = tid of q and of k (VEC ≥ DK: threads past DK read DK − 1 and
+    // count zero).
+    let m = min(tid, DK - 1u);
+    let live = f32(tid < DK);
+    let q = qk_input(t, q_c + m, span);
+    let k = qk_input(t, k_c + m, span);
+    let sq = live * vec2<f32>(q * q, k * k);
     // Σ k_t·k_{t−m} and Σ k_{t−m}², m = 1 and 2, then 3.
     var near = vec4<f32>(0.0);
     var far = vec2<f32>(0.0);
-    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        let m = min(tid + VEC * j, DK - 1u);
-        let live = f32(tid + VEC * j < DK);
-        q[j] = qk_input(t, q_c + m, span);
-        k[j] = qk_input(t, k_c + m, span);
-        sq = sq + live * vec2<f32>(q[j] * q[j], k[j] * k[j]);
-        if (KEY_PRODUCTS == 1u) {
-            let k1 = qk_input(earlier(t, 1u, span), k_c + m, span);
-            let k2 = qk_input(earlier(t, 2u, span), k_c + m, span);
-            let k3 = qk_input(earlier(t, 3u, span), k_c + m, span);
-            near = near + live * vec4<f32>(k[j] * k1, k1 * k1, k[j] * k2, k2 * k2);
-            far = far + live * vec2<f32>(k[j] * k3, k3 * k3);
-        }
+    if (KEY_PRODUCTS == 1u) {
+        let k1 = qk_input(earlier(t, 1u, span), k_c + m, span);
+        let k2 = qk_input(earlier(t, 2u, span), k_c + m, span);
+        let k3 = qk_input(earlier(t, 3u, span), k_c + m, span);
+        near = live * vec4<f32>(k * k1, k1 * k1, k * k2, k2 * k2);
+        far = live * vec2<f32>(k * k3, k3 * k3);
     }
     let sums = row_sum4(tid, vec4<f32>(sq, far));
     let ss = sums.xy + vec2<f32>(L2_EPS);
     let inv_q = 1.0 / (sqrt(ss.x) * sqrt(f32(DK)));
     let inv_k = 1.0 / sqrt(ss.y);
-    for (var j = 0u; j < PER_THREAD; j = j + 1u) {
-        let m = tid + VEC * j;
-        if (m < DK) {
-            qk_hat[hat_at(0u, t, i) + m] = q[j] * inv_q;
-            qk_hat[hat_at(1u, t, i) + m] = k[j] * inv_k;
-            keep_qk_input(t, q_c + m, q[j]);
-            keep_qk_input(t, k_c + m, k[j]);
-        }
+    if (tid < DK) {
+        qk_hat[hat_at(0u, t, i) + m] = q * inv_q;
+        qk_hat[hat_at(1u, t, i) + m] = k * inv_k;
+        keep_qk_input(t, q_c + m, q);
+        keep_qk_input(t, k_c + m, k);
     }
     if (KEY_PRODUCTS == 1u) {
         let n = row_sum4(tid, near);

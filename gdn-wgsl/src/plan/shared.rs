@@ -167,10 +167,10 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     stages.push(Kernel::NormForward, tokens * config.nv)
 }
 
-/// The backward: the gated norm's, the family's delta rule, q/k norms and gates (one dispatch, with the conv's dpre where [`conv_in_norms`]), then
-/// the conv's input gradient and the parameter sums: with their totals in one pass for short
-/// batches ([`totals_in_one_pass`]), else with their partials (one dispatch where the device binds
-/// 12 storage buffers) and the totals after.
+/// The backward: the gated norm's, the family's delta rule, q/k norms and gates (one dispatch, with
+/// the conv's dpre where [`conv_in_norms`]), then the conv's input gradient and the parameter sums:
+/// with their totals in one pass for short batches ([`totals_in_one_pass`]), else with their
+/// partials (one dispatch where the device binds 12 storage buffers) and the totals after.
 pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
