@@ -17,6 +17,25 @@ use gdn_ref::LayerConfig;
 /// 1 × 1 024 0.948 against 2.191 (longer sequences were not measured).
 pub const RECURRENT_TRAINING_TOKENS: usize = 1024;
 
+/// Longest sequence up to which a GPU trains a batch in f32 with the recurrent family rather than
+/// the chunked one where the batch has too many heads for the column-block backward (the recurrent
+/// backward then runs one workgroup per (sequence, value head), one token after another), by head
+/// size: the tokens of the first entry whose bound on dk·dv the head is within; larger heads, none.
+/// Up to these lengths the recurrent family is at least 15 % faster; a little past them it is
+/// still faster, by less than its tape's extra memory is worth (qwen3-next's 64 sequences of 4
+/// tokens: 1 139 MiB against 500; of 1 token: 279 against 414). Measured on an H100
+/// (BENCHMARKS.md's twentieth session: nk 2, nv 4, 64 sequences of T tokens, dk = dv, forward +
+/// backward, the recurrent family against chunks of T tokens, ms):
+/// - dk 96: T = 8 0.368 against 0.445, T = 12 0.563 against 0.497;
+/// - dk 128: T = 4 0.332 against 0.503, T = 6 0.491 against 0.524, T = 8 0.660 against 0.543;
+///   qwen3-next's 32 value heads: T = 1 0.672 against 2.654, T = 5 2.153 against 3.064, T = 6
+///   2.791 against 3.142;
+/// - dk 160: T = 2 0.430 against 0.594, T = 3 0.550 against 0.615, T = 4 0.688 against 0.663;
+/// - dk 192: T = 1 0.458 against 0.661, T = 2 0.707 against 0.680;
+/// - dk 256: T = 1 1.080 against 0.999.
+pub const SHORT_RECURRENT_TRAINING_TOKENS: [(usize, usize); 4] =
+    [(96 * 96, 8), (128 * 128, 5), (160 * 160, 2), (192 * 192, 1)];
+
 /// Checkpoint interval with which the recurrent family trains the batches it is picked for
 /// ([`Family::picked_for_batch`]): one chunk of the few-heads kernels ([`crate::RECURRENT_CHUNK`]),
 /// so that the forward saves the state entering every chunk and the column-block backward replays
@@ -104,9 +123,13 @@ impl Family {
 
     /// The family a layer takes for a batch (its sequence `offsets`) when its caller names none:
     /// [`Family::picked`]'s with its knob set for the batch ([`Family::for_batch`]), but for
-    /// training in f32 on a GPU the recurrent family where the batch has few heads and no sequence
-    /// longer than [`RECURRENT_TRAINING_TOKENS`], its backward then spreading each head's columns
-    /// over workgroups, checkpointed every [`RECURRENT_TRAINING_INTERVAL`] tokens.
+    /// training in f32 on a GPU the recurrent family
+    /// - where the batch has few heads and no sequence longer than [`RECURRENT_TRAINING_TOKENS`],
+    ///   its backward then spreading each head's columns over workgroups, checkpointed every
+    ///   [`RECURRENT_TRAINING_INTERVAL`] tokens;
+    /// - where it has more heads but no sequence longer than its head size's
+    ///   [`SHORT_RECURRENT_TRAINING_TOKENS`] (64 sequences of one token, say), with its default
+    ///   interval.
     pub fn picked_for_batch(
         software: bool,
         storage_buffers: u32,
@@ -303,11 +326,15 @@ fn recurrent_fits(backward: bool, storage_buffers: u32) -> bool {
 }
 
 /// The recurrent family with which a batch (its sequence `offsets`) of these heads trains faster
-/// than with the chunked one, if any: where its sequences are short enough
-/// ([`RECURRENT_TRAINING_TOKENS`]) and its heads few enough for the backward to spread each head's
-/// columns over workgroups, at [`RECURRENT_TRAINING_INTERVAL`]. Its checkpoints then take dk·dv/4
-/// words a (token, value head), half the column-block backward's dq̂/dk̂ partials, which
-/// `recurrent::backward_in_columns` keeps within what lavapipe binds.
+/// than with the chunked one, if any:
+/// - where its sequences are short enough ([`RECURRENT_TRAINING_TOKENS`]) and its heads few enough
+///   for the backward to spread each head's columns over workgroups, at
+///   [`RECURRENT_TRAINING_INTERVAL`]. Its checkpoints then take dk·dv/4 words a (token, value
+///   head), half the column-block backward's dq̂/dk̂ partials, which `recurrent::backward_in_columns`
+///   keeps within what lavapipe binds;
+/// - else where its sequences are within [`SHORT_RECURRENT_TRAINING_TOKENS`], at the default
+///   interval, which the tape cuts to the longest sequence: one checkpoint a sequence, as the
+///   chunked family's one chunk stores one state.
 fn recurrent_for_training(config: &LayerConfig, offsets: &[usize]) -> Option<Family> {
     let longest = offsets.windows(2).map(|w| w[1].saturating_sub(w[0])).max().unwrap_or(0);
     let (Ok(dims), true) = (HeadDims::new(config.dk, config.dv), longest <= RECURRENT_TRAINING_TOKENS) else {
@@ -317,7 +344,16 @@ fn recurrent_for_training(config: &LayerConfig, offsets: &[usize]) -> Option<Fam
     let family = picked.fitted(longest, Precision::F32);
     let options = PlanOptions { family, backward: true, ..PlanOptions::default() };
     let g = Geometry { config, dims, family, precision: Precision::F32, options: &options, offsets };
-    recurrent::backward_in_columns(&g).then_some(picked)
+    if recurrent::backward_in_columns(&g) {
+        Some(picked)
+    } else {
+        (longest <= short_training_tokens(config.dk * config.dv)).then_some(Family::recurrent())
+    }
+}
+
+/// [`SHORT_RECURRENT_TRAINING_TOKENS`]' tokens for heads of dk·dv = `head_size`: 0 past its bounds.
+fn short_training_tokens(head_size: usize) -> usize {
+    SHORT_RECURRENT_TRAINING_TOKENS.iter().find(|&&(bound, _)| head_size <= bound).map_or(0, |&(_, tokens)| tokens)
 }
 
 #[cfg(test)]
@@ -367,7 +403,7 @@ mod tests {
     }
 
     #[test]
-    fn a_gpu_trains_short_batches_of_few_heads_in_f32_with_the_recurrent_family() {
+    fn a_gpu_trains_few_heads_or_a_few_tokens_in_f32_with_the_recurrent_family() {
         let qwen = LayerConfig::new(2, 4, 128, 128, 4).unwrap();
         let gpu = |offsets: &[usize], storage_buffers: u32, precision: Precision| {
             Family::picked_for_batch(false, storage_buffers, true, precision, &qwen, offsets)
@@ -387,6 +423,29 @@ mod tests {
         let s1_heads = LayerConfig::new(16, 32, 128, 128, 4).unwrap();
         let eight: Vec<usize> = (0..=8).map(|n| 128 * n).collect();
         assert_eq!(Family::picked_for_batch(false, 16, true, Precision::F32, &s1_heads, &eight), Family::chunked());
+        // Many heads and short sequences: the recurrent family, up to the head size's tokens.
+        let batch = |tokens: usize| -> Vec<usize> { (0..=64).map(|n| tokens * n).collect() };
+        let many = |config: &LayerConfig, tokens: usize| {
+            Family::picked_for_batch(false, 16, true, Precision::F32, config, &batch(tokens))
+        };
+        assert_eq!(many(&s1_heads, 1), Family::recurrent());
+        assert_eq!(many(&s1_heads, 5), Family::recurrent());
+        assert_eq!(many(&s1_heads, 6), Family::chunked());
+        let heads = |d: usize| LayerConfig::new(2, 4, d, d, 4).unwrap();
+        assert_eq!(many(&heads(96), 8), Family::recurrent());
+        assert_eq!(many(&heads(96), 9), Family::chunked());
+        assert_eq!(many(&heads(160), 2), Family::recurrent());
+        assert_eq!(many(&heads(160), 3), Family::chunked());
+        assert_eq!(many(&heads(192), 1), Family::recurrent());
+        assert_eq!(many(&heads(192), 2), Family::chunked());
+        assert_eq!(many(&heads(256), 1), Family::chunked());
+        // Not on tensor cores, nor where the recurrent backward's buffers do not fit the device.
+        let one_token = batch(1);
+        assert_eq!(
+            Family::picked_for_batch(false, 16, true, Precision::TensorCore, &s1_heads, &one_token),
+            Family::chunked()
+        );
+        assert_eq!(Family::picked_for_batch(false, 10, true, Precision::F32, &s1_heads, &one_token), Family::chunked());
         // A forward alone, or a software adapter: Family::picked's recurrent family.
         assert_eq!(Family::picked_for_batch(false, 16, false, Precision::F32, &qwen, &[0, 4096]), Family::recurrent());
         assert_eq!(Family::picked_for_batch(true, 16, true, Precision::F32, &qwen, &[0, 4096]), Family::recurrent());

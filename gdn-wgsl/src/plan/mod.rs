@@ -30,7 +30,7 @@ mod shared;
 mod storage;
 
 pub use buffer::{BufferId, BufferSpec, Contents, Element, Work};
-pub use family::{Family, RECURRENT_TRAINING_INTERVAL, RECURRENT_TRAINING_TOKENS};
+pub use family::{Family, RECURRENT_TRAINING_INTERVAL, RECURRENT_TRAINING_TOKENS, SHORT_RECURRENT_TRAINING_TOKENS};
 pub use storage::Storage;
 
 use crate::{HeadDims, Kernel, NoVariant, Precision, UnsupportedDims};
