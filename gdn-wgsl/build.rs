@@ -9,8 +9,8 @@
 mod assemble;
 #[path = "src/dims.rs"]
 mod dims;
-#[path = "src/kernel.rs"]
-mod kernel;
+#[path = "src/kernels/mod.rs"]
+mod kernels;
 #[path = "src/precision.rs"]
 mod precision;
 #[path = "src/tiling.rs"]
@@ -19,7 +19,7 @@ mod tiling;
 mod uniforms;
 
 use dims::HeadDims;
-use kernel::Kernel;
+use kernels::Kernel;
 use precision::Precision;
 use std::path::PathBuf;
 

@@ -5,7 +5,7 @@
 //!
 //! `cargo run -p gdn-wgsl --example dump_variants -- /tmp/wgsl-before`
 
-use gdn_wgsl::{kernel_source, HeadDims, Kernel};
+use gdn_wgsl::{HeadDims, Kernel, kernel_source};
 use std::fmt::Write;
 
 fn main() {

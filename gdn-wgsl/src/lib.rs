@@ -1,8 +1,11 @@
 //! WGSL of every kernel of the Gated DeltaNet layer, forward and backward, generated per head size.
 //!
-//! A kernel is a template (`templates/*.wgsl`) plus what must be known at compile time: the head
-//! dims `dk`, `dv` and the thread tiling derived from them ([`Tiling`]), written as WGSL `const`s,
-//! because an `override` cannot size the per-thread arrays that hold a thread's tile of the state.
+//! A kernel is a template plus what must be known at compile time: the head dims `dk`, `dv` and
+//! the thread tiling derived from them ([`Tiling`]), written as WGSL `const`s, because an
+//! `override` cannot size the per-thread arrays that hold a thread's tile of the state. Each
+//! kernel is one declaration in the module of its family (`src/kernels/{shared,recurrent,chunked,
+//! tensor_core,decode,storage}.rs`), its template and the snippets only it and its family include
+//! in `templates/<family>/`, snippets of several families in `templates/lib/`.
 //! [`kernel_source`] returns a variant's WGSL together with its binding layout, so that a host —
 //! `gdn-train`, or an engine compiling the WGSL its own way — binds exactly what the shader
 //! declares. This crate has no GPU dependency.
@@ -25,20 +28,21 @@
 
 mod assemble;
 mod dims;
-mod kernel;
+mod kernels;
 pub mod plan;
 mod precision;
 mod tiling;
 mod uniforms;
 
 pub use dims::{HeadDims, SUPPORTED_SIZES, UnsupportedDims};
-pub use kernel::{
-    Binding, BindingKind, CHUNK_COLUMNS, COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, COOP_GATE_TERMS,
-    COOP_KEY_TERMS, COOP_RECORD, ELEMENTS, Kernel, LANE_BLOCK, MATMUL_THREADS, MAX_CHUNK, MAX_DECODE_TOKENS,
-    RECURRENT_CHUNK, TOTAL_UNITS, VEC,
-};
+pub use kernels::chunked::{CHUNK_COLUMNS, MATMUL_THREADS, MAX_CHUNK};
+pub use kernels::decode::MAX_DECODE_TOKENS;
+pub use kernels::recurrent::RECURRENT_CHUNK;
+pub use kernels::shared::{COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, ELEMENTS, TOTAL_UNITS, VEC};
+pub use kernels::tensor_core::{COOP_GATE_TERMS, COOP_KEY_TERMS, COOP_RECORD, CoopTiling};
+pub use kernels::{Binding, BindingKind, Kernel};
 pub use precision::Precision;
-pub use tiling::{CoopTiling, LaneLayout, ROW_LANES, Tiling};
+pub use tiling::{LANE_BLOCK, LaneLayout, ROW_LANES, Tiling};
 pub use uniforms::{LayerUniform, ReduceUniform};
 
 /// One kernel variant: its WGSL (entry point `main`) and its interface.

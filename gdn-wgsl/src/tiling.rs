@@ -4,12 +4,16 @@
 //! and `tx·rx` columns; each thread keeps an `ry × rx` tile of the state in registers. The decode
 //! step and the recurrent kernels ([`LaneLayout`]): column groups of four columns, or of one, over
 //! row lanes.
-//! The chunked family on tensor cores ([`CoopTiling`]). WGSL cannot size a per-thread array with an
-//! `override`, so the generator derives these numbers from the head dims and writes them as
-//! `const`s into each variant.
+//! (The chunked family's tensor-core kernels cut a head into 16 × 16 blocks: their
+//! [`crate::CoopTiling`] lies with them.) WGSL cannot size a per-thread array with an `override`,
+//! so the generator derives these numbers from the head dims and writes them as `const`s into each
+//! variant.
 
 use crate::HeadDims;
-use crate::kernel::{COOP_FLOATS, COOP_STAGE, LANE_BLOCK};
+
+/// Invocations of a block of interleaved column groups ([`LaneLayout`]): the shuffle kernels need
+/// subgroups at least this wide.
+pub const LANE_BLOCK: u32 = 32;
 
 /// Threads along an extent: about four elements each, at most 16 threads, a power of two.
 fn threads_along(extent: u32) -> u32 {
@@ -53,70 +57,22 @@ impl Tiling {
     }
 }
 
-/// How the tensor-core kernels of the chunked family cut a head into blocks
-/// (`templates/coop_*.wgsl`): the state columns of a workgroup of the passes over chunks, and how
-/// many 16 × 16 blocks of a block row one subgroup computes at once in the products with dk or dv
-/// columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CoopTiling {
-    /// State columns per workgroup of the passes over chunks (`CB`): a multiple of 16 that divides
-    /// `dv`, at most 32 (so that one staging round of eight 16 × 16 blocks holds a 64-token chunk's
-    /// share of U or dU), as wide as their workgroup memory allows within 32 KiB (the least the
-    /// kernels are tested under: lavapipe offers no more) and four 16 × 16 accumulators for each of
-    /// eight subgroups hold.
-    pub state_columns: u32,
-    /// Blocks per group across dk columns (`GK`): the largest divisor of dk / 16 up to 2 (measured
-    /// on the H200 at dk = dv = 128, BENCHMARKS.md: two independent accumulators beat one and four,
-    /// by up to 28 % per kernel, where four leave too few registers).
-    pub key_group: u32,
-    /// Blocks per group across dv columns (`GV`).
-    pub value_group: u32,
-    /// Blocks per group of the output kernel (its `GV`): one. Measured on the H200 at dk = dv = 128
-    /// (BENCHMARKS.md, 2026-12-03): 0.50 ms with one, 0.61 with two, 0.62 with four; its two
-    /// products per group leave it register-bound sooner than the others.
-    pub output_group: u32,
-}
-
 /// Workgroup memory the kernels whose tiles or stages are sized by it are fitted to (the
 /// tensor-core passes over chunks, the few-heads recurrent forward's stage): 32 KiB, lavapipe's
 /// and Apple's, the least the kernels are tested under.
 pub(crate) const PORTABLE_WORKGROUP_BYTES: u32 = 32 * 1024;
-/// Bytes a tensor-core pass over chunks declares besides its tiles: coop.wgsl's record and words
-/// and the staging of one 16 × 16 f32 block per subgroup.
-const COOP_FIXED_BYTES: u32 = 4 * (COOP_FLOATS + COOP_STAGE);
-
-/// The largest divisor of `blocks` up to 2.
-fn group(blocks: u32) -> u32 {
-    if blocks.is_multiple_of(2) { 2 } else { 1 }
-}
-
-impl CoopTiling {
-    /// The tiling for heads of `dims` (both multiples of 16).
-    pub fn new(dims: HeadDims) -> Self {
-        let room = PORTABLE_WORKGROUP_BYTES - COOP_FIXED_BYTES;
-        // the state and diag(λ) U of a 64-token chunk in f16; at most 32 accumulator blocks
-        let state_columns = (1..=dims.dv / 16)
-            .rev()
-            .map(|n| 16 * n)
-            .filter(|w| dims.dv.is_multiple_of(*w) && *w <= 32)
-            .find(|w| (dims.dk + 64) * w * 2 <= room && (dims.dk / 16) * (w / 16) <= 32)
-            .unwrap_or(16);
-        Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16), output_group: 1 }
-    }
-}
-
 /// How the decode step and the recurrent kernels spread a head's `[dk, dv]` state over a workgroup
-/// (`templates/decode_step.wgsl`, `templates/recurrence_forward.wgsl`,
-/// `templates/recurrence_forward_chunks.wgsl`, `templates/recurrence_backward_columns.wgsl`):
+/// (`templates/decode/decode_step.wgsl`, `templates/recurrent/recurrence_forward.wgsl`,
+/// `recurrence_forward_chunks.wgsl`, `recurrence_backward_columns.wgsl`):
 /// column groups of `row_lanes` invocations, row lane `rl` of group `g` holding rows
 /// `rl + row_lanes·i` of the group's `group_columns` columns (a vec4 of four, or one),
-/// [`LaneLayout::column_lanes`] groups interleaved in each block of [`crate::LANE_BLOCK`]
+/// [`LaneLayout::column_lanes`] groups interleaved in each block of [`LANE_BLOCK`]
 /// consecutive invocations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LaneLayout {
     /// Column groups of a workgroup, a whole number of blocks.
     pub groups: u32,
-    /// Invocations holding a column group's rows: [`ROW_LANES`] or [`crate::LANE_BLOCK`].
+    /// Invocations holding a column group's rows: [`ROW_LANES`] or [`LANE_BLOCK`].
     pub row_lanes: u32,
     /// State rows a lane holds.
     pub rows_per_lane: u32,
@@ -129,8 +85,8 @@ pub struct LaneLayout {
 pub const ROW_LANES: u32 = 8;
 
 /// Column groups (one column each) of a workgroup of the column-block recurrent backward at
-/// dk ≤ 128 (H200, S4: 0.059 ms with four; 0.089 with eight, the shares of dq̂ and of dk̂ then
-/// summed in turn to fit: four barriers a chunk instead of two).
+/// dk ≤ 128: four beat eight, whose shares of dq̂ and of dk̂ are then summed in turn to fit, four
+/// barriers a chunk instead of two (BENCHMARKS.md, S4 recurrent backward).
 pub const RECURRENT_COLUMNS_GROUPS: u32 = 4;
 
 impl LaneLayout {
@@ -147,22 +103,23 @@ impl LaneLayout {
         Self::new(dims, 4, ROW_LANES)
     }
 
-    /// The chunk-solved recurrent forward for few heads (`templates/recurrence_forward_chunks.wgsl`):
-    /// one column a group, its rows over a whole block of 32 lanes (one subgroup), so that a lane
-    /// holds `dk / 32` entries of the state and its share of a chunk is small; four groups a
-    /// workgroup, so that a head's columns spread over many SMs. With few heads a GPU's schedulers
-    /// each run one or two such warps, and every instruction's latency shows.
+    /// The chunk-solved recurrent forward for few heads
+    /// (`templates/recurrent/recurrence_forward_chunks.wgsl`): one column a group, its rows over a
+    /// whole block of 32 lanes (one subgroup), so that a lane holds `dk / 32` entries of the state
+    /// and its share of a chunk is small; four groups a workgroup, so that a head's columns spread
+    /// over many SMs. With few heads a GPU's schedulers each run one or two such warps, and every
+    /// instruction's latency shows.
     pub fn recurrent_forward_chunks(dims: HeadDims) -> Self {
         Self { group_columns: 1, ..Self::new(dims, 4, LANE_BLOCK) }
     }
 
     /// The column-block recurrent backward for few heads
-    /// (`templates/recurrence_backward_columns.wgsl`): one column a group over 32 lanes as in
-    /// [`LaneLayout::recurrent_forward_chunks`], `RECURRENT_COLUMNS_GROUPS` (4) groups a workgroup,
-    /// fewer above dk = 128: the groups' shares of a chunk's dq̂ and dk̂ take 16 KiB of workgroup
-    /// memory at most. Each workgroup sums its groups' shares before writing them, so more groups
-    /// would mean fewer partials for `qk_norm_backward` to add, but more warps to wait for at each
-    /// of a chunk's barriers.
+    /// (`templates/recurrent/recurrence_backward_columns.wgsl`): one column a group over 32 lanes
+    /// as in [`LaneLayout::recurrent_forward_chunks`], `RECURRENT_COLUMNS_GROUPS` (4) groups a
+    /// workgroup, fewer above dk = 128: the groups' shares of a chunk's dq̂ and dk̂ take 16 KiB of
+    /// workgroup memory at most. Each workgroup sums its groups' shares before writing them, so
+    /// more groups would mean fewer partials for `qk_norm_backward` to add, but more warps to wait
+    /// for at each of a chunk's barriers.
     pub fn recurrent_backward_columns(dims: HeadDims) -> Self {
         let groups = (RECURRENT_COLUMNS_GROUPS * 128 / dims.dk).clamp(1, RECURRENT_COLUMNS_GROUPS);
         Self { group_columns: 1, ..Self::new(dims, groups, LANE_BLOCK) }

@@ -54,7 +54,8 @@ pub struct LayerUniform {
     pub ckpt_columns: u32,
 }
 
-/// Shape of one column sum of the backward's parameter gradients (`templates/column_sums.wgsl`).
+/// Shape of one column sum of the backward's parameter gradients
+/// (`templates/shared/column_sums.wgsl`).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Pod, Zeroable)]
 pub struct ReduceUniform {

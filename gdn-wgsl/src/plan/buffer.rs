@@ -30,7 +30,7 @@ macro_rules! work_buffers {
 
 work_buffers! {
     /// Sequence offsets, each sequence's first stored state and each token's sequence
-    /// (`templates/sequences.wgsl`), u32.
+    /// (`templates/lib/sequences.wgsl`), u32.
     Index => "index",
     /// The `Layer` uniform.
     Layer => "layer",
@@ -70,7 +70,7 @@ work_buffers! {
     Partial => "partial",
     /// Stored states: checkpoints (recurrent) or chunk-start states (chunked); after them, for the
     /// recurrent column-block backward, the forward's r = v − g·S_{t−1}ᵀk̂ per (token, value head)
-    /// (`templates/residuals.wgsl`).
+    /// (`templates/recurrent/residuals.wgsl`).
     Ckpt => "ckpt",
     /// The recurrent backward's replay scratch.
     Scratch => "scratch",

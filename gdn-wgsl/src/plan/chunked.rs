@@ -110,7 +110,8 @@ fn column_jobs(g: &Geometry, columns: u32) -> usize {
 }
 
 /// The buffers the tensor-core passes over chunks keep their states in, and multiply them with
-/// (`templates/coop_state_blocks.wgsl`'s roles): the states and W¹, or their gradients and K.
+/// (`templates/tensor_core/coop_state_blocks.wgsl`'s roles): the states and W¹, or their gradients
+/// and K.
 fn roles(kernel: Kernel) -> Vec<(&'static str, BufferId)> {
     let roles = match kernel {
         Kernel::CoopState => [Work::Ckpt, Work::SHalf, Work::SScale, Work::WHalf],

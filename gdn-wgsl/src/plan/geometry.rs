@@ -1,5 +1,6 @@
 //! What every part of a plan needs to know of the layer and the batch, and the two things the plan
-//! fixes from them: the index buffer (`templates/sequences.wgsl` reads it) and the layer uniform.
+//! fixes from them: the index buffer (`templates/lib/sequences.wgsl` reads it) and the layer
+//! uniform.
 
 use super::{Family, PlanError, PlanOptions};
 use crate::{HeadDims, LayerUniform, Precision};
@@ -48,7 +49,7 @@ impl Geometry<'_> {
     }
 
     /// The index buffer: the sequence offsets, each sequence's first stored state, then each
-    /// token's sequence (`templates/sequences.wgsl`).
+    /// token's sequence (`templates/lib/sequences.wgsl`).
     pub fn index(&self) -> Result<Vec<u32>, PlanError> {
         let seqs = self.offsets.windows(2).enumerate().flat_map(|(n, w)| std::iter::repeat_n(n, w[1] - w[0]));
         self.offsets.iter().chain(&self.state_slots()).copied().chain(seqs).map(|v| to_u32("batch", v)).collect()

@@ -1,6 +1,6 @@
 //! The recurrent family: the state recurrence serial in time, checkpointed every
 //! `checkpoint_interval` steps, the backward replaying one interval at a time
-//! (`templates/recurrence_*.wgsl`). This module knows which buffers the family needs beyond the
+//! (`templates/recurrent/`). This module knows which buffers the family needs beyond the
 //! layer's own and which kernels it dispatches over which grid: for batches of few heads, kernels
 //! that spread each head's state columns over several workgroups.
 
@@ -45,7 +45,7 @@ fn column_jobs(g: &Geometry) -> usize {
 }
 
 /// Words of the column-block backward's scratch: per column and chunk of an interval, the state's
-/// column entering the chunk (`templates/recurrence_backward_columns.wgsl`).
+/// column entering the chunk (`templates/recurrent/recurrence_backward_columns.wgsl`).
 fn column_scratch_words(g: &Geometry) -> usize {
     let columns = column_jobs(g) * LaneLayout::recurrent_backward_columns(g.dims).columns() as usize;
     let chunks = g.family.state_interval().div_ceil(RECURRENT_CHUNK as usize);
@@ -99,8 +99,8 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
 }
 
 /// Words of the checkpoint buffer: the stored states, then room for the forward's r where the
-/// column-block backward replays from it (`templates/residuals.wgsl`; the forward writes it where
-/// there is room).
+/// column-block backward replays from it (`templates/recurrent/residuals.wgsl`; the forward writes
+/// it where there is room).
 fn checkpoint_words(g: &Geometry) -> usize {
     let config = g.config;
     let residuals = if g.options.backward && backward_in_columns(g) { g.tokens() * config.nv * config.dv } else { 0 };

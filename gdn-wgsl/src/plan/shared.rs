@@ -9,7 +9,7 @@ use crate::{COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, ELEMENTS, Kernel,
 use gdn_ref::{Presence, Tensor};
 
 /// The uniforms of the backward's column sums (dconv, dnorm, da_log, ddt_bias: the order of
-/// `templates/column_sums.wgsl`'s `which`).
+/// `templates/shared/column_sums.wgsl`'s `which`).
 const SUM_UNIFORMS: [Work; 4] = [Work::ReduceDconv, Work::ReduceDnorm, Work::ReduceDaLog, Work::ReduceDdtBias];
 
 /// Rows a parameter sum may have for its totals to come in one pass
@@ -103,7 +103,7 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
     let reductions = reductions(g);
     specs.extend([
         BufferSpec::f32(Work::Y, tokens * c),
-        // q̂, k̂, then each k̂'s products with the three before it (`templates/qk_rows.wgsl`).
+        // q̂, k̂, then each k̂'s products with the three before it (`templates/lib/qk_rows.wgsl`).
         BufferSpec::f32(Work::QkHat, tokens * nk * (2 * dk + 3)),
         BufferSpec::f32(Work::QkSs, 2 * tokens * nk),
         BufferSpec::f32(Work::Gates, 5 * tokens * nv),
@@ -131,7 +131,7 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
 
 /// Workgroups of the conv kernels: a group of ELEMENTS channels by a run of tokens, CONV_RUN of
 /// them where the taps fit the window and such runs fill CONV_RUNS_TO_FILL workgroups, one
-/// otherwise (`templates/conv_runs.wgsl`'s rule).
+/// otherwise (`templates/shared/conv_runs.wgsl`'s rule).
 fn conv_runs(g: &Geometry) -> usize {
     let groups = g.config.channels().div_ceil(ELEMENTS as usize);
     let long_runs = groups * g.tokens().div_ceil(CONV_RUN as usize);
@@ -203,7 +203,7 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     stages.push(Kernel::ColumnSumsFinish, sums.iter().map(column_groups).sum())
 }
 
-/// Groups of COLUMNS columns of a sum (`templates/column_sums.wgsl`'s `column_groups`).
+/// Groups of COLUMNS columns of a sum (`templates/shared/column_sums.wgsl`'s `column_groups`).
 fn column_groups(sum: &ReduceUniform) -> usize {
     sum.cols.div_ceil(COLUMNS) as usize
 }

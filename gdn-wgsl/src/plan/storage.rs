@@ -1,9 +1,9 @@
 //! Half-precision storage of the layer's activations and their gradients: the caller's token-major
 //! tensors (qkv, z, a, b, out and their gradients) held as bf16 or f16, two to a word, while the
 //! kernels compute in f32 from wide copies (`BufferId::Wide`): widened before the pass that reads
-//! them, rounded back after the pass that writes them (`templates/widen.wgsl`, `narrow.wgsl`). The
-//! states, the parameters and their gradients stay f32. Half storage halves what an engine keeps
-//! of these tensors; the layer's own work is unchanged.
+//! them, rounded back after the pass that writes them (`templates/storage/widen.wgsl`,
+//! `narrow.wgsl`). The states, the parameters and their gradients stay f32. Half storage halves
+//! what an engine keeps of these tensors; the layer's own work is unchanged.
 
 use super::buffer::Element;
 use crate::Kernel;

@@ -1,0 +1,344 @@
+//! The chunked family on tensor cores (`templates/tensor_core/`): the f32 family's chunk
+//! algorithm with f16 operands on 16 × 16 × 16 cooperative matrices and f32 accumulators, each
+//! chunk's operands packed once in f16, eight subgroups of 32 a workgroup owning 16 × 16 output
+//! blocks (`templates/tensor_core/coop.wgsl`); and [`CoopTiling`], how its kernels cut a head into
+//! such blocks.
+
+use super::chunked::{CHUNK_DECAYS, MATMUL_THREADS, MAX_CHUNK};
+use super::{
+    CHUNK_GEOMETRY, CHUNKS, COLUMN_JOBS, GATE_VALUES, KernelDef, Needs, QK_ROWS, SEQUENCES, SOLVE, Wgsl, bind, wgsl,
+};
+use crate::HeadDims;
+use crate::kernels::BindingKind::{LayerUniform, ReadF16, ReadF32, ReadU32, WriteF16, WriteF32};
+use crate::tiling::PORTABLE_WORKGROUP_BYTES;
+
+/// Floats of workgroup memory `templates/tensor_core/coop.wgsl` declares: the largest-magnitude
+/// words and the chunk's record.
+pub(crate) const COOP_FLOATS: u32 = 4 + COOP_RECORD;
+/// Floats of a chunk's record (`templates/tensor_core/coop.wgsl`'s RECORD).
+pub const COOP_RECORD: u32 = 5 * MAX_CHUNK + 16;
+/// Floats per chunk of the tensor-core backward's per-token gate terms
+/// (`templates/tensor_core/coop_sums.wgsl`'s GATE_TERMS).
+pub const COOP_GATE_TERMS: u32 = 5 * MAX_CHUNK + 4;
+/// Floats per chunk of the tensor-core backward's per-token key terms
+/// (`templates/tensor_core/coop_sums.wgsl`'s KEY_TERMS).
+pub const COOP_KEY_TERMS: u32 = 3 * MAX_CHUNK + 4;
+/// Floats of `templates/tensor_core/coop_sums.wgsl`'s per-token sums and owner partials.
+const COOP_SUMS_FLOATS: u32 = 5 * MAX_CHUNK + 8 * 16;
+/// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
+pub(crate) const COOP_STAGE: u32 = 8 * 256;
+
+/// How the tensor-core kernels of the chunked family cut a head into blocks
+/// (`templates/tensor_core/`): the state columns of a workgroup of the passes over chunks, and how
+/// many 16 × 16 blocks of a block row one subgroup computes at once in the products with dk or dv
+/// columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CoopTiling {
+    /// State columns per workgroup of the passes over chunks (`CB`): a multiple of 16 that divides
+    /// `dv`, at most 32 (so that one staging round of eight 16 × 16 blocks holds a 64-token chunk's
+    /// share of U or dU), as wide as their workgroup memory allows within 32 KiB (the least the
+    /// kernels are tested under: lavapipe offers no more) and four 16 × 16 accumulators for each of
+    /// eight subgroups hold.
+    pub state_columns: u32,
+    /// Blocks per group across dk columns (`GK`): the largest divisor of dk / 16 up to 2 (two
+    /// independent accumulators beat one and four, where four leave too few registers:
+    /// BENCHMARKS.md, S1 on tensor cores).
+    pub key_group: u32,
+    /// Blocks per group across dv columns (`GV`).
+    pub value_group: u32,
+    /// Blocks per group of the output kernel (its `GV`): one, which beat two and four
+    /// (BENCHMARKS.md, S1 on tensor cores); its two products per group leave it register-bound
+    /// sooner than the others.
+    pub output_group: u32,
+}
+
+/// Bytes a tensor-core pass over chunks declares besides its tiles: coop.wgsl's record and words
+/// and the staging of one 16 × 16 f32 block per subgroup.
+const COOP_FIXED_BYTES: u32 = 4 * (COOP_FLOATS + COOP_STAGE);
+
+/// The largest divisor of `blocks` up to 2.
+fn group(blocks: u32) -> u32 {
+    if blocks.is_multiple_of(2) { 2 } else { 1 }
+}
+
+impl CoopTiling {
+    /// The tiling for heads of `dims` (both multiples of 16).
+    pub fn new(dims: HeadDims) -> Self {
+        let room = PORTABLE_WORKGROUP_BYTES - COOP_FIXED_BYTES;
+        // the state and diag(λ) U of a 64-token chunk in f16; at most 32 accumulator blocks
+        let state_columns = (1..=dims.dv / 16)
+            .rev()
+            .map(|n| 16 * n)
+            .filter(|w| dims.dv.is_multiple_of(*w) && *w <= 32)
+            .find(|w| (dims.dk + 64) * w * 2 <= room && (dims.dk / 16) * (w / 16) <= 32)
+            .unwrap_or(16);
+        Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16), output_group: 1 }
+    }
+}
+
+const COOP: Wgsl = wgsl!("tensor_core/coop");
+const COOP_STATE_BLOCKS: Wgsl = wgsl!("tensor_core/coop_state_blocks");
+const COOP_SUMS: Wgsl = wgsl!("tensor_core/coop_sums");
+const COOP_TERMS: Wgsl = wgsl!("tensor_core/coop_terms");
+const COOP_GRAD_ROWS: Wgsl = wgsl!("tensor_core/coop_grad_rows");
+
+/// The `const`s of every tensor-core kernel, `GV` the value group or, for the output kernel, its
+/// own.
+fn coop_constants(dims: HeadDims, output: bool) -> Vec<(&'static str, u32)> {
+    let tiling = CoopTiling::new(dims);
+    vec![
+        ("DK", dims.dk),
+        ("DV", dims.dv),
+        ("CB", tiling.state_columns),
+        ("GK", tiling.key_group),
+        ("GV", if output { tiling.output_group } else { tiling.value_group }),
+    ]
+}
+
+pub(crate) const COOP_PACK: KernelDef = KernelDef {
+    name: "coop_pack",
+    template: wgsl!("tensor_core/coop_pack"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, COOP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("y", ReadF32),
+        bind("qk_hat", ReadF32),
+        bind("gates", ReadF32),
+        bind("record", WriteF32),
+        bind("q_half", WriteF16),
+        bind("k_half", WriteF16),
+        bind("qd_half", WriteF16),
+        bind("x_half", WriteF16),
+        bind("y_half", WriteF16),
+    ],
+    threads: |_| MATMUL_THREADS,
+    workgroup_floats: |_| CHUNK_DECAYS + COOP_FLOATS,
+    constants: |dims| coop_constants(dims, false),
+    depends_on_dims: true,
+    needs: Needs::TensorCores,
+};
+
+pub(crate) const COOP_PREPARE: KernelDef = KernelDef {
+    name: "coop_prepare",
+    template: wgsl!("tensor_core/coop_prepare"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, SOLVE],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("q_half", ReadF16),
+        bind("k_half", ReadF16),
+        bind("x_half", ReadF16),
+        bind("y_half", ReadF16),
+        bind("m_half", WriteF16),
+        bind("km_half", WriteF16),
+        bind("t_half", WriteF16),
+        bind("p_half", WriteF16),
+        bind("w_half", WriteF16),
+        bind("u_tilde", WriteF32),
+    ],
+    // solve, and T in f16.
+    workgroup_floats: |_| COOP_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
+    ..COOP_PACK
+};
+
+/// Floats of the passes over chunks: the state (or its gradient) and diag(λ) U (or dU) in f16,
+/// and the staging.
+fn pass_floats(dims: HeadDims) -> u32 {
+    COOP_FLOATS + (dims.dk + MAX_CHUNK) * CoopTiling::new(dims).state_columns / 2 + COOP_STAGE
+}
+
+pub(crate) const COOP_STATE: KernelDef = KernelDef {
+    name: "coop_state",
+    template: wgsl!("tensor_core/coop_state"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP, COOP_STATE_BLOCKS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("h0", ReadF32),
+        bind("k_half", ReadF16),
+        bind("w_half", ReadF16),
+        bind("state_rows_half", ReadF16),
+        bind("u_tilde", ReadF32),
+        bind("states", WriteF32),
+        bind("states_half", WriteF16),
+        bind("states_scale", WriteF32),
+        bind("u_values", WriteF32),
+        bind("u_half", WriteF16),
+        bind("lu_half", WriteF16),
+        bind("ht", WriteF32),
+    ],
+    workgroup_floats: pass_floats,
+    ..COOP_PACK
+};
+
+pub(crate) const COOP_OUTPUT: KernelDef = KernelDef {
+    name: "coop_output",
+    template: wgsl!("tensor_core/coop_output"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("qd_half", ReadF16),
+        bind("p_half", ReadF16),
+        bind("s_half", ReadF16),
+        bind("s_scale", ReadF32),
+        bind("u_half", ReadF16),
+        bind("o", WriteF32),
+    ],
+    workgroup_floats: |_| COOP_FLOATS + COOP_STAGE,
+    constants: |dims| coop_constants(dims, true),
+    ..COOP_PACK
+};
+
+pub(crate) const COOP_BACKWARD_PACK: KernelDef = KernelDef {
+    name: "coop_backward_pack",
+    template: wgsl!("tensor_core/coop_backward_pack"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("p_half", ReadF16),
+        bind("d_o", ReadF32),
+        bind("do_half", WriteF16),
+        bind("do1_half", WriteF16),
+        bind("do_scale", WriteF32),
+        bind("du_local", WriteF32),
+    ],
+    workgroup_floats: |_| COOP_FLOATS,
+    ..COOP_PACK
+};
+
+pub(crate) const COOP_STATE_BACKWARD: KernelDef = KernelDef {
+    name: "coop_state_backward",
+    template: wgsl!("tensor_core/coop_state_backward"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP, COOP_STATE_BLOCKS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("dht", ReadF32),
+        bind("k_half", ReadF16),
+        bind("qd_half", ReadF16),
+        bind("w_half", ReadF16),
+        bind("state_rows_half", ReadF16),
+        bind("do_half", ReadF16),
+        bind("do_scale", ReadF32),
+        bind("du_local", ReadF32),
+        bind("states", WriteF32),
+        bind("states_half", WriteF16),
+        bind("states_scale", WriteF32),
+        bind("du_half", WriteF16),
+        bind("du_scale", WriteF32),
+        bind("dh0", WriteF32),
+    ],
+    workgroup_floats: pass_floats,
+    ..COOP_PACK
+};
+
+/// Floats of the gradient kernels: the staging and coop_sums.wgsl's per-token sums.
+const GRAD_FLOATS: fn(HeadDims) -> u32 = |_| COOP_FLOATS + COOP_STAGE + COOP_SUMS_FLOATS;
+
+pub(crate) const COOP_GRAD_VALUES: KernelDef = KernelDef {
+    name: "coop_grad_values",
+    template: wgsl!("tensor_core/coop_grad_values"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("y", ReadF32),
+        bind("t_half", ReadF16),
+        bind("m_half", ReadF16),
+        bind("km_half", ReadF16),
+        bind("p_half", ReadF16),
+        bind("u_half", ReadF16),
+        bind("do_half", ReadF16),
+        bind("du_half", ReadF16),
+        bind("du_scale", ReadF32),
+        bind("do_scale", ReadF32),
+        bind("u_values", ReadF32),
+        bind("dy_half", WriteF16),
+        bind("dqk_half", WriteF16),
+        bind("h_half", WriteF16),
+        bind("gate_terms", WriteF32),
+        bind("dy", WriteF32),
+    ],
+    workgroup_floats: GRAD_FLOATS,
+    ..COOP_PACK
+};
+
+pub(crate) const COOP_GRAD_QUERIES: KernelDef = KernelDef {
+    name: "coop_grad_queries",
+    template: wgsl!("tensor_core/coop_grad_queries"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS, COOP_GRAD_ROWS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("q_half", ReadF16),
+        bind("k_half", ReadF16),
+        bind("do1_half", ReadF16),
+        bind("dqk_half", ReadF16),
+        bind("s_half", ReadF16),
+        bind("s_scale", ReadF32),
+        bind("do_scale", ReadF32),
+        bind("gate_terms", ReadF32),
+        bind("key_terms", WriteF32),
+        bind("dqk_hat_heads", WriteF32),
+    ],
+    workgroup_floats: GRAD_FLOATS,
+    ..COOP_PACK
+};
+
+pub(crate) const COOP_GRAD_KEYS: KernelDef = KernelDef {
+    name: "coop_grad_keys",
+    template: wgsl!("tensor_core/coop_grad_keys"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS, COOP_GRAD_ROWS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("q_half", ReadF16),
+        bind("k_half", ReadF16),
+        bind("lu_half", ReadF16),
+        bind("dy_half", ReadF16),
+        bind("dqk_half", ReadF16),
+        bind("h_half", ReadF16),
+        bind("s_half", ReadF16),
+        bind("ds_half", ReadF16),
+        bind("s_scale", ReadF32),
+        bind("ds_scale", ReadF32),
+        bind("do_scale", ReadF32),
+        bind("gate_terms", ReadF32),
+        bind("ckpt", ReadF32),
+        bind("dckpt", ReadF32),
+        bind("key_terms", WriteF32),
+        bind("dqk_hat_heads", WriteF32),
+    ],
+    workgroup_floats: GRAD_FLOATS,
+    ..COOP_PACK
+};
+
+pub(crate) const COOP_GATE: KernelDef = KernelDef {
+    name: "coop_gate",
+    template: wgsl!("tensor_core/coop_gate"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS],
+    bindings: &[
+        bind("layer", LayerUniform),
+        bind("index", ReadU32),
+        bind("record", ReadF32),
+        bind("gate_terms", ReadF32),
+        bind("key_terms", ReadF32),
+        bind("gate_grad_parts", WriteF32),
+    ],
+    // a thread a token of the chunk.
+    threads: |_| MAX_CHUNK,
+    // dγ per token (and coop.wgsl's record, which it does not use).
+    workgroup_floats: |_| COOP_FLOATS + MAX_CHUNK,
+    ..COOP_PACK
+};
