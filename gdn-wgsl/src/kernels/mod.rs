@@ -99,14 +99,6 @@ pub(crate) struct Wgsl {
     pub text: &'static str,
 }
 
-impl Wgsl {
-    /// The file name without its folder and extension, e.g. `sequences`.
-    pub fn stem(self) -> &'static str {
-        let file = self.path.rsplit('/').next().unwrap_or(self.path);
-        file.strip_suffix(".wgsl").unwrap_or(file)
-    }
-}
-
 /// The [`Wgsl`] at `templates/<path>.wgsl`, included at compile time.
 macro_rules! wgsl {
     ($path:literal) => {
