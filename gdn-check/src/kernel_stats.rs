@@ -20,8 +20,8 @@ pub struct KernelStatsArgs {
     /// Value head dim.
     #[arg(long, default_value_t = 128)]
     dv: usize,
-    /// Only kernels whose name contains this (e.g. `coop_`); every kernel generated for the dims
-    /// when absent.
+    /// Only kernels whose name contains this (e.g. `tensor_core_`); every kernel generated for the
+    /// dims when absent.
     #[arg(long)]
     kernel: Option<String>,
 }

@@ -71,7 +71,7 @@ pub const UNADVERTISED_TENSOR_CORES: &str = "GDN_TENSOR_CORES_UNADVERTISED";
 /// Whether `adapter` has what the tensor-core kernels need: the features, the 16 × 16 × 16
 /// f16 → f32 cooperative-matrix configuration (or [`UNADVERTISED_TENSOR_CORES`] set to 1), and
 /// subgroups of at most 32 invocations (a workgroup of 256 gives eight subgroups their own output
-/// blocks, `gdn-wgsl/templates/coop.wgsl`).
+/// blocks, `gdn-wgsl/templates/tensor_core/tensor_core.wgsl`).
 fn tensor_core_support(adapter: &wgpu::Adapter, info: &wgpu::AdapterInfo) -> Result<()> {
     let unsupported = |reason: String| Err(Error::Unsupported { option: "precision tensor-core", reason });
     let missing = TENSOR_CORE_FEATURES - adapter.features();

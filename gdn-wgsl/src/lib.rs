@@ -39,7 +39,7 @@ pub use kernels::chunked::{CHUNK_COLUMNS, MATMUL_THREADS, MAX_CHUNK};
 pub use kernels::decode::MAX_DECODE_TOKENS;
 pub use kernels::recurrent::RECURRENT_CHUNK;
 pub use kernels::shared::{COLUMNS, CONV_RUN, CONV_RUNS_TO_FILL, CONV_WINDOW, ELEMENTS, TOTAL_UNITS, VEC};
-pub use kernels::tensor_core::{COOP_GATE_TERMS, COOP_KEY_TERMS, COOP_RECORD, CoopTiling};
+pub use kernels::tensor_core::{TENSOR_CORE_GATE_TERMS, TENSOR_CORE_KEY_TERMS, TENSOR_CORE_RECORD, TensorCoreTiling};
 pub use kernels::{Binding, BindingKind, Kernel};
 pub use precision::Precision;
 pub use tiling::{LANE_BLOCK, LaneLayout, ROW_LANES, Tiling};

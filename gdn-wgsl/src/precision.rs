@@ -1,7 +1,7 @@
 //! The arithmetic of the chunked family's matrix products: f32 everywhere (the `Chunk*` kernels on
 //! `templates/chunked/matmul.wgsl`), or f16 operands on cooperative matrices (tensor cores) with
-//! f32 accumulation (the `Coop*` kernels); the state, every accumulation, every decay and every
-//! element-wise step stay f32 in both.
+//! f32 accumulation (the `TensorCore*` kernels); the state, every accumulation, every decay and
+//! every element-wise step stay f32 in both.
 
 use crate::dims::HeadDims;
 

@@ -3,11 +3,10 @@
 //! The recurrent backward ([`Tiling`]): a workgroup of `tx × ty` threads covers `ty·ry ≥ dk` rows
 //! and `tx·rx` columns; each thread keeps an `ry × rx` tile of the state in registers. The decode
 //! step and the recurrent kernels ([`LaneLayout`]): column groups of four columns, or of one, over
-//! row lanes.
-//! (The chunked family's tensor-core kernels cut a head into 16 × 16 blocks: their
-//! [`crate::CoopTiling`] lies with them.) WGSL cannot size a per-thread array with an `override`,
-//! so the generator derives these numbers from the head dims and writes them as `const`s into each
-//! variant.
+//! row lanes. (The chunked family's tensor-core kernels cut a head into 16 × 16 blocks: their
+//! [`crate::TensorCoreTiling`] lies with them.) WGSL cannot size a per-thread array with an
+//! `override`, so the generator derives these numbers from the head dims and writes them as
+//! `const`s into each variant.
 
 use crate::HeadDims;
 

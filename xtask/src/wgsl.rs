@@ -11,8 +11,8 @@ pub struct WgslArgs {
     /// Value head dim.
     #[arg(long)]
     dv: usize,
-    /// One kernel by name (e.g. recurrence_backward, coop_state); all generated for the dims when
-    /// absent.
+    /// One kernel by name (e.g. recurrence_backward, tensor_core_state); all generated for the dims
+    /// when absent.
     #[arg(long)]
     kernel: Option<String>,
 }

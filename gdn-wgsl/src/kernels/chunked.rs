@@ -12,7 +12,7 @@ use crate::kernels::BindingKind::{LayerUniform, ReadF32, ReadU32, WriteF32};
 
 /// Threads per workgroup of the chunked family's kernels (`templates/chunked/matmul.wgsl`: 16 × 16
 /// threads, a 4 × 4 block of a 64 × 64 output tile each; the tensor-core kernels: eight subgroups
-/// of 32 that own 16 × 16 output blocks, `templates/tensor_core/coop.wgsl`).
+/// of 32 that own 16 × 16 output blocks, `templates/tensor_core/tensor_core.wgsl`).
 pub const MATMUL_THREADS: u32 = 256;
 /// The chunked family's largest chunk: its per-chunk vectors and the triangular solve are sized by
 /// it.

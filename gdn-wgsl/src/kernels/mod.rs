@@ -179,8 +179,8 @@ pub(crate) const NO_WORKGROUP_MEMORY: fn(HeadDims) -> u32 = |_| 0;
 macro_rules! kernels {
     ($($(#[$doc:meta])* $variant:ident => $def:path,)*) => {
         /// Every kernel: the layer's shared ones, the recurrent family's (`Recurrence*`) and the
-        /// chunked family's, in f32 (`Chunk*`) and on tensor cores (`Coop*`), the decode step and
-        /// the half-precision storage's conversions.
+        /// chunked family's, in f32 (`Chunk*`) and on tensor cores (`TensorCore*`), the decode step
+        /// and the half-precision storage's conversions.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub enum Kernel {
             $($(#[$doc])* $variant,)*
@@ -277,25 +277,25 @@ kernels! {
     /// Chunked family: every per-chunk gradient (dq̂, dk̂, dv, dℓ, dβ).
     ChunkGrad => chunked::CHUNK_GRAD,
     /// Chunked family on tensor cores: every chunk's operands in f16, packed chunk-major.
-    CoopPack => tensor_core::COOP_PACK,
+    TensorCorePack => tensor_core::TENSOR_CORE_PACK,
     /// Chunked family on tensor cores: the state-independent part of every chunk (K Kᵀ, T, W¹, Ũ).
-    CoopPrepare => tensor_core::COOP_PREPARE,
+    TensorCorePrepare => tensor_core::TENSOR_CORE_PREPARE,
     /// Chunked family on tensor cores: the pass over chunks (chunk-start states, U, hT).
-    CoopState => tensor_core::COOP_STATE,
+    TensorCoreState => tensor_core::TENSOR_CORE_STATE,
     /// Chunked family on tensor cores: every chunk's outputs from the state entering it.
-    CoopOutput => tensor_core::COOP_OUTPUT,
+    TensorCoreOutput => tensor_core::TENSOR_CORE_OUTPUT,
     /// Chunked family on tensor cores: every chunk's dO in f16, and Pᵀ dO.
-    CoopBackwardPack => tensor_core::COOP_BACKWARD_PACK,
+    TensorCoreBackwardPack => tensor_core::TENSOR_CORE_BACKWARD_PACK,
     /// Chunked family on tensor cores: the reverse pass over chunks (state gradients, dU, dh0).
-    CoopStateBackward => tensor_core::COOP_STATE_BACKWARD,
+    TensorCoreStateBackward => tensor_core::TENSOR_CORE_STATE_BACKWARD,
     /// Chunked family on tensor cores: dY, dv and the gradients of every chunk's square matrices.
-    CoopGradValues => tensor_core::COOP_GRAD_VALUES,
+    TensorCoreGradValues => tensor_core::TENSOR_CORE_GRAD_VALUES,
     /// Chunked family on tensor cores: dq̂ of every chunk.
-    CoopGradQueries => tensor_core::COOP_GRAD_QUERIES,
+    TensorCoreGradQueries => tensor_core::TENSOR_CORE_GRAD_QUERIES,
     /// Chunked family on tensor cores: dk̂ of every chunk.
-    CoopGradKeys => tensor_core::COOP_GRAD_KEYS,
+    TensorCoreGradKeys => tensor_core::TENSOR_CORE_GRAD_KEYS,
     /// Chunked family on tensor cores: dℓ and dβ of every chunk.
-    CoopGate => tensor_core::COOP_GATE,
+    TensorCoreGate => tensor_core::TENSOR_CORE_GATE,
     /// Inference, a step of a few tokens for a batch of sequences, the whole forward in one
     /// dispatch: one workgroup per (sequence, value head), reading and updating the recurrent states
     /// and conv windows in place in a pool, addressed by slot. Its row sums are subgroup shuffles:
@@ -354,8 +354,8 @@ impl Kernel {
         self.def().depends_on_dims
     }
 
-    /// The precision the kernel computes its products in: the `Coop*` kernels on tensor cores,
-    /// every other in f32.
+    /// The precision the kernel computes its products in: the `TensorCore*` kernels on tensor
+    /// cores, every other in f32.
     pub fn precision(self) -> Precision {
         if self.def().needs == Needs::TensorCores { Precision::TensorCore } else { Precision::F32 }
     }

@@ -1,8 +1,8 @@
-//! The chunked family on tensor cores (`templates/tensor_core/`): the f32 family's chunk
-//! algorithm with f16 operands on 16 × 16 × 16 cooperative matrices and f32 accumulators, each
-//! chunk's operands packed once in f16, eight subgroups of 32 a workgroup owning 16 × 16 output
-//! blocks (`templates/tensor_core/coop.wgsl`); and [`CoopTiling`], how its kernels cut a head into
-//! such blocks.
+//! The chunked family on tensor cores (`templates/tensor_core/`): the f32 family's chunk algorithm
+//! with f16 operands on 16 × 16 × 16 cooperative matrices and f32 accumulators, each chunk's
+//! operands packed once in f16, eight subgroups of 32 a workgroup owning 16 × 16 output blocks
+//! (`templates/tensor_core/tensor_core.wgsl`); and [`TensorCoreTiling`], how its kernels cut a head
+//! into such blocks.
 
 use super::chunked::{CHUNK_DECAYS, MATMUL_THREADS, MAX_CHUNK};
 use super::{
@@ -12,28 +12,28 @@ use crate::HeadDims;
 use crate::kernels::BindingKind::{LayerUniform, ReadF16, ReadF32, ReadU32, WriteF16, WriteF32};
 use crate::tiling::PORTABLE_WORKGROUP_BYTES;
 
-/// Floats of workgroup memory `templates/tensor_core/coop.wgsl` declares: the largest-magnitude
-/// words and the chunk's record.
-pub(crate) const COOP_FLOATS: u32 = 4 + COOP_RECORD;
-/// Floats of a chunk's record (`templates/tensor_core/coop.wgsl`'s RECORD).
-pub const COOP_RECORD: u32 = 5 * MAX_CHUNK + 16;
+/// Floats of workgroup memory `templates/tensor_core/tensor_core.wgsl` declares: the
+/// largest-magnitude words and the chunk's record.
+pub(crate) const TENSOR_CORE_FLOATS: u32 = 4 + TENSOR_CORE_RECORD;
+/// Floats of a chunk's record (`templates/tensor_core/tensor_core.wgsl`'s RECORD).
+pub const TENSOR_CORE_RECORD: u32 = 5 * MAX_CHUNK + 16;
 /// Floats per chunk of the tensor-core backward's per-token gate terms
-/// (`templates/tensor_core/coop_sums.wgsl`'s GATE_TERMS).
-pub const COOP_GATE_TERMS: u32 = 5 * MAX_CHUNK + 4;
+/// (`templates/tensor_core/tensor_core_sums.wgsl`'s GATE_TERMS).
+pub const TENSOR_CORE_GATE_TERMS: u32 = 5 * MAX_CHUNK + 4;
 /// Floats per chunk of the tensor-core backward's per-token key terms
-/// (`templates/tensor_core/coop_sums.wgsl`'s KEY_TERMS).
-pub const COOP_KEY_TERMS: u32 = 3 * MAX_CHUNK + 4;
-/// Floats of `templates/tensor_core/coop_sums.wgsl`'s per-token sums and owner partials.
-const COOP_SUMS_FLOATS: u32 = 5 * MAX_CHUNK + 8 * 16;
+/// (`templates/tensor_core/tensor_core_sums.wgsl`'s KEY_TERMS).
+pub const TENSOR_CORE_KEY_TERMS: u32 = 3 * MAX_CHUNK + 4;
+/// Floats of `templates/tensor_core/tensor_core_sums.wgsl`'s per-token sums and owner partials.
+const TENSOR_CORE_SUMS_FLOATS: u32 = 5 * MAX_CHUNK + 8 * 16;
 /// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
-pub(crate) const COOP_STAGE: u32 = 8 * 256;
+pub(crate) const TENSOR_CORE_STAGE: u32 = 8 * 256;
 
 /// How the tensor-core kernels of the chunked family cut a head into blocks
 /// (`templates/tensor_core/`): the state columns of a workgroup of the passes over chunks, and how
 /// many 16 × 16 blocks of a block row one subgroup computes at once in the products with dk or dv
 /// columns.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CoopTiling {
+pub struct TensorCoreTiling {
     /// State columns per workgroup of the passes over chunks (`CB`): a multiple of 16 that divides
     /// `dv`, at most 32 (so that one staging round of eight 16 × 16 blocks holds a 64-token chunk's
     /// share of U or dU), as wide as their workgroup memory allows within 32 KiB (the least the
@@ -52,19 +52,19 @@ pub struct CoopTiling {
     pub output_group: u32,
 }
 
-/// Bytes a tensor-core pass over chunks declares besides its tiles: coop.wgsl's record and words
-/// and the staging of one 16 × 16 f32 block per subgroup.
-const COOP_FIXED_BYTES: u32 = 4 * (COOP_FLOATS + COOP_STAGE);
+/// Bytes a tensor-core pass over chunks declares besides its tiles: tensor_core.wgsl's record and
+/// words and the staging of one 16 × 16 f32 block per subgroup.
+const TENSOR_CORE_FIXED_BYTES: u32 = 4 * (TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE);
 
 /// The largest divisor of `blocks` up to 2.
 fn group(blocks: u32) -> u32 {
     if blocks.is_multiple_of(2) { 2 } else { 1 }
 }
 
-impl CoopTiling {
+impl TensorCoreTiling {
     /// The tiling for heads of `dims` (both multiples of 16).
     pub fn new(dims: HeadDims) -> Self {
-        let room = PORTABLE_WORKGROUP_BYTES - COOP_FIXED_BYTES;
+        let room = PORTABLE_WORKGROUP_BYTES - TENSOR_CORE_FIXED_BYTES;
         // the state and diag(λ) U of a 64-token chunk in f16; at most 32 accumulator blocks
         let state_columns = (1..=dims.dv / 16)
             .rev()
@@ -76,16 +76,16 @@ impl CoopTiling {
     }
 }
 
-const COOP: Wgsl = wgsl!("tensor_core/coop");
-const COOP_STATE_BLOCKS: Wgsl = wgsl!("tensor_core/coop_state_blocks");
-const COOP_SUMS: Wgsl = wgsl!("tensor_core/coop_sums");
-const COOP_TERMS: Wgsl = wgsl!("tensor_core/coop_terms");
-const COOP_GRAD_ROWS: Wgsl = wgsl!("tensor_core/coop_grad_rows");
+const TENSOR_CORE: Wgsl = wgsl!("tensor_core/tensor_core");
+const TENSOR_CORE_STATE_BLOCKS: Wgsl = wgsl!("tensor_core/tensor_core_state_blocks");
+const TENSOR_CORE_SUMS: Wgsl = wgsl!("tensor_core/tensor_core_sums");
+const TENSOR_CORE_TERMS: Wgsl = wgsl!("tensor_core/tensor_core_terms");
+const TENSOR_CORE_GRAD_ROWS: Wgsl = wgsl!("tensor_core/tensor_core_grad_rows");
 
 /// The `const`s of every tensor-core kernel, `GV` the value group or, for the output kernel, its
 /// own.
-fn coop_constants(dims: HeadDims, output: bool) -> Vec<(&'static str, u32)> {
-    let tiling = CoopTiling::new(dims);
+fn tensor_core_constants(dims: HeadDims, output: bool) -> Vec<(&'static str, u32)> {
+    let tiling = TensorCoreTiling::new(dims);
     vec![
         ("DK", dims.dk),
         ("DV", dims.dv),
@@ -95,10 +95,10 @@ fn coop_constants(dims: HeadDims, output: bool) -> Vec<(&'static str, u32)> {
     ]
 }
 
-pub(crate) const COOP_PACK: KernelDef = KernelDef {
-    name: "coop_pack",
-    template: wgsl!("tensor_core/coop_pack"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, COOP],
+pub(crate) const TENSOR_CORE_PACK: KernelDef = KernelDef {
+    name: "tensor_core_pack",
+    template: wgsl!("tensor_core/tensor_core_pack"),
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, TENSOR_CORE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -113,16 +113,16 @@ pub(crate) const COOP_PACK: KernelDef = KernelDef {
         bind("y_half", WriteF16),
     ],
     threads: |_| MATMUL_THREADS,
-    workgroup_floats: |_| CHUNK_DECAYS + COOP_FLOATS,
-    constants: |dims| coop_constants(dims, false),
+    workgroup_floats: |_| CHUNK_DECAYS + TENSOR_CORE_FLOATS,
+    constants: |dims| tensor_core_constants(dims, false),
     depends_on_dims: true,
     needs: Needs::TensorCores,
 };
 
-pub(crate) const COOP_PREPARE: KernelDef = KernelDef {
-    name: "coop_prepare",
-    template: wgsl!("tensor_core/coop_prepare"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, SOLVE],
+pub(crate) const TENSOR_CORE_PREPARE: KernelDef = KernelDef {
+    name: "tensor_core_prepare",
+    template: wgsl!("tensor_core/tensor_core_prepare"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, TENSOR_CORE, SOLVE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -139,20 +139,20 @@ pub(crate) const COOP_PREPARE: KernelDef = KernelDef {
         bind("u_tilde", WriteF32),
     ],
     // solve, and T in f16.
-    workgroup_floats: |_| COOP_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
-    ..COOP_PACK
+    workgroup_floats: |_| TENSOR_CORE_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
+    ..TENSOR_CORE_PACK
 };
 
 /// Floats of the passes over chunks: the state (or its gradient) and diag(λ) U (or dU) in f16,
 /// and the staging.
 fn pass_floats(dims: HeadDims) -> u32 {
-    COOP_FLOATS + (dims.dk + MAX_CHUNK) * CoopTiling::new(dims).state_columns / 2 + COOP_STAGE
+    TENSOR_CORE_FLOATS + (dims.dk + MAX_CHUNK) * TensorCoreTiling::new(dims).state_columns / 2 + TENSOR_CORE_STAGE
 }
 
-pub(crate) const COOP_STATE: KernelDef = KernelDef {
-    name: "coop_state",
-    template: wgsl!("tensor_core/coop_state"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP, COOP_STATE_BLOCKS],
+pub(crate) const TENSOR_CORE_STATE: KernelDef = KernelDef {
+    name: "tensor_core_state",
+    template: wgsl!("tensor_core/tensor_core_state"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, TENSOR_CORE, TENSOR_CORE_STATE_BLOCKS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -171,13 +171,13 @@ pub(crate) const COOP_STATE: KernelDef = KernelDef {
         bind("ht", WriteF32),
     ],
     workgroup_floats: pass_floats,
-    ..COOP_PACK
+    ..TENSOR_CORE_PACK
 };
 
-pub(crate) const COOP_OUTPUT: KernelDef = KernelDef {
-    name: "coop_output",
-    template: wgsl!("tensor_core/coop_output"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP],
+pub(crate) const TENSOR_CORE_OUTPUT: KernelDef = KernelDef {
+    name: "tensor_core_output",
+    template: wgsl!("tensor_core/tensor_core_output"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, TENSOR_CORE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -189,15 +189,15 @@ pub(crate) const COOP_OUTPUT: KernelDef = KernelDef {
         bind("u_half", ReadF16),
         bind("o", WriteF32),
     ],
-    workgroup_floats: |_| COOP_FLOATS + COOP_STAGE,
-    constants: |dims| coop_constants(dims, true),
-    ..COOP_PACK
+    workgroup_floats: |_| TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE,
+    constants: |dims| tensor_core_constants(dims, true),
+    ..TENSOR_CORE_PACK
 };
 
-pub(crate) const COOP_BACKWARD_PACK: KernelDef = KernelDef {
-    name: "coop_backward_pack",
-    template: wgsl!("tensor_core/coop_backward_pack"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP],
+pub(crate) const TENSOR_CORE_BACKWARD_PACK: KernelDef = KernelDef {
+    name: "tensor_core_backward_pack",
+    template: wgsl!("tensor_core/tensor_core_backward_pack"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, TENSOR_CORE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -209,14 +209,14 @@ pub(crate) const COOP_BACKWARD_PACK: KernelDef = KernelDef {
         bind("do_scale", WriteF32),
         bind("du_local", WriteF32),
     ],
-    workgroup_floats: |_| COOP_FLOATS,
-    ..COOP_PACK
+    workgroup_floats: |_| TENSOR_CORE_FLOATS,
+    ..TENSOR_CORE_PACK
 };
 
-pub(crate) const COOP_STATE_BACKWARD: KernelDef = KernelDef {
-    name: "coop_state_backward",
-    template: wgsl!("tensor_core/coop_state_backward"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, COOP, COOP_STATE_BLOCKS],
+pub(crate) const TENSOR_CORE_STATE_BACKWARD: KernelDef = KernelDef {
+    name: "tensor_core_state_backward",
+    template: wgsl!("tensor_core/tensor_core_state_backward"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COLUMN_JOBS, TENSOR_CORE, TENSOR_CORE_STATE_BLOCKS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -237,16 +237,16 @@ pub(crate) const COOP_STATE_BACKWARD: KernelDef = KernelDef {
         bind("dh0", WriteF32),
     ],
     workgroup_floats: pass_floats,
-    ..COOP_PACK
+    ..TENSOR_CORE_PACK
 };
 
-/// Floats of the gradient kernels: the staging and coop_sums.wgsl's per-token sums.
-const GRAD_FLOATS: fn(HeadDims) -> u32 = |_| COOP_FLOATS + COOP_STAGE + COOP_SUMS_FLOATS;
+/// Floats of the gradient kernels: the staging and tensor_core_sums.wgsl's per-token sums.
+const GRAD_FLOATS: fn(HeadDims) -> u32 = |_| TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE + TENSOR_CORE_SUMS_FLOATS;
 
-pub(crate) const COOP_GRAD_VALUES: KernelDef = KernelDef {
-    name: "coop_grad_values",
-    template: wgsl!("tensor_core/coop_grad_values"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS],
+pub(crate) const TENSOR_CORE_GRAD_VALUES: KernelDef = KernelDef {
+    name: "tensor_core_grad_values",
+    template: wgsl!("tensor_core/tensor_core_grad_values"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, TENSOR_CORE, TENSOR_CORE_TERMS, TENSOR_CORE_SUMS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -269,13 +269,21 @@ pub(crate) const COOP_GRAD_VALUES: KernelDef = KernelDef {
         bind("dy", WriteF32),
     ],
     workgroup_floats: GRAD_FLOATS,
-    ..COOP_PACK
+    ..TENSOR_CORE_PACK
 };
 
-pub(crate) const COOP_GRAD_QUERIES: KernelDef = KernelDef {
-    name: "coop_grad_queries",
-    template: wgsl!("tensor_core/coop_grad_queries"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS, COOP_GRAD_ROWS],
+pub(crate) const TENSOR_CORE_GRAD_QUERIES: KernelDef = KernelDef {
+    name: "tensor_core_grad_queries",
+    template: wgsl!("tensor_core/tensor_core_grad_queries"),
+    snippets: &[
+        SEQUENCES,
+        QK_ROWS,
+        CHUNK_GEOMETRY,
+        TENSOR_CORE,
+        TENSOR_CORE_TERMS,
+        TENSOR_CORE_SUMS,
+        TENSOR_CORE_GRAD_ROWS,
+    ],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -292,13 +300,21 @@ pub(crate) const COOP_GRAD_QUERIES: KernelDef = KernelDef {
         bind("dqk_hat_heads", WriteF32),
     ],
     workgroup_floats: GRAD_FLOATS,
-    ..COOP_PACK
+    ..TENSOR_CORE_PACK
 };
 
-pub(crate) const COOP_GRAD_KEYS: KernelDef = KernelDef {
-    name: "coop_grad_keys",
-    template: wgsl!("tensor_core/coop_grad_keys"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS, COOP_SUMS, COOP_GRAD_ROWS],
+pub(crate) const TENSOR_CORE_GRAD_KEYS: KernelDef = KernelDef {
+    name: "tensor_core_grad_keys",
+    template: wgsl!("tensor_core/tensor_core_grad_keys"),
+    snippets: &[
+        SEQUENCES,
+        QK_ROWS,
+        CHUNK_GEOMETRY,
+        TENSOR_CORE,
+        TENSOR_CORE_TERMS,
+        TENSOR_CORE_SUMS,
+        TENSOR_CORE_GRAD_ROWS,
+    ],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -321,13 +337,13 @@ pub(crate) const COOP_GRAD_KEYS: KernelDef = KernelDef {
         bind("dqk_hat_heads", WriteF32),
     ],
     workgroup_floats: GRAD_FLOATS,
-    ..COOP_PACK
+    ..TENSOR_CORE_PACK
 };
 
-pub(crate) const COOP_GATE: KernelDef = KernelDef {
-    name: "coop_gate",
-    template: wgsl!("tensor_core/coop_gate"),
-    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, COOP, COOP_TERMS],
+pub(crate) const TENSOR_CORE_GATE: KernelDef = KernelDef {
+    name: "tensor_core_gate",
+    template: wgsl!("tensor_core/tensor_core_gate"),
+    snippets: &[SEQUENCES, QK_ROWS, CHUNK_GEOMETRY, TENSOR_CORE, TENSOR_CORE_TERMS],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -338,7 +354,7 @@ pub(crate) const COOP_GATE: KernelDef = KernelDef {
     ],
     // a thread a token of the chunk.
     threads: |_| MAX_CHUNK,
-    // dγ per token (and coop.wgsl's record, which it does not use).
-    workgroup_floats: |_| COOP_FLOATS + MAX_CHUNK,
-    ..COOP_PACK
+    // dγ per token (and tensor_core.wgsl's record, which it does not use).
+    workgroup_floats: |_| TENSOR_CORE_FLOATS + MAX_CHUNK,
+    ..TENSOR_CORE_PACK
 };

@@ -8,14 +8,17 @@
 //! `chunk_state_backward` carries the state gradient back across chunks; `chunk_grad` computes
 //! every per-chunk gradient in parallel over chunks.
 //!
-//! On tensor cores (`coop_*.wgsl`, where the precision asks for them and the heads suit them): the
-//! same steps on 16 × 16 cooperative matrices, their operands packed in f16 first (`coop_pack`), so
-//! that the products read them straight from storage.
+//! On tensor cores (`tensor_core_*.wgsl`, where the precision asks for them and the heads suit
+//! them): the same steps on 16 × 16 cooperative matrices, their operands packed in f16 first
+//! (`tensor_core_pack`), so that the products read them straight from storage.
 
 use super::buffer::{BufferId, BufferSpec, Work};
 use super::geometry::Geometry;
 use super::{PlanError, Stages};
-use crate::{CHUNK_COLUMNS, COOP_GATE_TERMS, COOP_KEY_TERMS, COOP_RECORD, CoopTiling, Kernel, MAX_CHUNK};
+use crate::{
+    CHUNK_COLUMNS, Kernel, MAX_CHUNK, TENSOR_CORE_GATE_TERMS, TENSOR_CORE_KEY_TERMS, TENSOR_CORE_RECORD,
+    TensorCoreTiling,
+};
 
 /// The family's own buffers.
 /// - Both: the chunk-start states and their gradients, and the dℓ/dβ of every token.
@@ -41,10 +44,10 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
     let key_rows = g.stored_states() * config.nk * c;
     let rows = chunk_heads * c;
     let square = rows * MAX_CHUNK as usize;
-    let column_blocks = chunk_heads * config.dv / CoopTiling::new(g.dims).state_columns as usize;
+    let column_blocks = chunk_heads * config.dv / TensorCoreTiling::new(g.dims).state_columns as usize;
     let (keys, values) = (rows * config.dk, rows * config.dv);
     specs.extend([
-        BufferSpec::f32(Work::Record, chunk_heads * COOP_RECORD as usize),
+        BufferSpec::f32(Work::Record, chunk_heads * TENSOR_CORE_RECORD as usize),
         BufferSpec::f16(Work::QHalf, key_rows * config.dk),
         BufferSpec::f16(Work::KHalf, key_rows * config.dk),
         BufferSpec::f16(Work::QdHalf, keys),
@@ -73,8 +76,8 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
         BufferSpec::f16(Work::DyHalf, values),
         BufferSpec::f16(Work::DqkHalf, square),
         BufferSpec::f16(Work::HHalf, square),
-        BufferSpec::f32(Work::GateTerms, chunk_heads * COOP_GATE_TERMS as usize),
-        BufferSpec::f32(Work::KeyTerms, chunk_heads * COOP_KEY_TERMS as usize),
+        BufferSpec::f32(Work::GateTerms, chunk_heads * TENSOR_CORE_GATE_TERMS as usize),
+        BufferSpec::f32(Work::KeyTerms, chunk_heads * TENSOR_CORE_KEY_TERMS as usize),
     ]);
     specs
 }
@@ -110,12 +113,12 @@ fn column_jobs(g: &Geometry, columns: u32) -> usize {
 }
 
 /// The buffers the tensor-core passes over chunks keep their states in, and multiply them with
-/// (`templates/tensor_core/coop_state_blocks.wgsl`'s roles): the states and W¹, or their gradients
-/// and K.
+/// (`templates/tensor_core/tensor_core_state_blocks.wgsl`'s roles): the states and W¹, or their
+/// gradients and K.
 fn roles(kernel: Kernel) -> Vec<(&'static str, BufferId)> {
     let roles = match kernel {
-        Kernel::CoopState => [Work::Ckpt, Work::SHalf, Work::SScale, Work::WHalf],
-        Kernel::CoopStateBackward => [Work::Dckpt, Work::DsHalf, Work::DsScale, Work::KHalf],
+        Kernel::TensorCoreState => [Work::Ckpt, Work::SHalf, Work::SScale, Work::WHalf],
+        Kernel::TensorCoreStateBackward => [Work::Dckpt, Work::DsHalf, Work::DsScale, Work::KHalf],
         _ => return Vec::new(),
     };
     ["states", "states_half", "states_scale", "state_rows_half"].into_iter().zip(roles.map(BufferId::Work)).collect()
@@ -131,14 +134,14 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let chunk_heads = g.stored_states() * g.config.nv;
     if g.on_tensor_cores() {
-        let state_jobs = column_jobs(g, CoopTiling::new(g.dims).state_columns);
+        let state_jobs = column_jobs(g, TensorCoreTiling::new(g.dims).state_columns);
         return push_all(
             stages,
             &[
-                (Kernel::CoopPack, chunk_heads),
-                (Kernel::CoopPrepare, chunk_heads),
-                (Kernel::CoopState, state_jobs),
-                (Kernel::CoopOutput, chunk_heads),
+                (Kernel::TensorCorePack, chunk_heads),
+                (Kernel::TensorCorePrepare, chunk_heads),
+                (Kernel::TensorCoreState, state_jobs),
+                (Kernel::TensorCoreOutput, chunk_heads),
             ],
         );
     }
@@ -154,16 +157,16 @@ pub(crate) fn backward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let chunk_heads = g.stored_states() * g.config.nv;
     if g.on_tensor_cores() {
-        let state_jobs = column_jobs(g, CoopTiling::new(g.dims).state_columns);
+        let state_jobs = column_jobs(g, TensorCoreTiling::new(g.dims).state_columns);
         return push_all(
             stages,
             &[
-                (Kernel::CoopBackwardPack, chunk_heads),
-                (Kernel::CoopStateBackward, state_jobs),
-                (Kernel::CoopGradValues, chunk_heads),
-                (Kernel::CoopGradQueries, chunk_heads),
-                (Kernel::CoopGradKeys, chunk_heads),
-                (Kernel::CoopGate, chunk_heads),
+                (Kernel::TensorCoreBackwardPack, chunk_heads),
+                (Kernel::TensorCoreStateBackward, state_jobs),
+                (Kernel::TensorCoreGradValues, chunk_heads),
+                (Kernel::TensorCoreGradQueries, chunk_heads),
+                (Kernel::TensorCoreGradKeys, chunk_heads),
+                (Kernel::TensorCoreGate, chunk_heads),
             ],
         );
     }

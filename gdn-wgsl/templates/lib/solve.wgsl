@@ -1,4 +1,4 @@
-// The triangular inverse of the chunked family's WY form, shared by chunk_prepare and coop_prepare:
+// The triangular inverse of the chunked family's WY form, shared by chunk_prepare and tensor_core_prepare:
 // T = (I + A)⁻¹ for A strictly lower (CMAX × CMAX in `solve`, rows and columns past the chunk zero),
 // in place, by 256 invocations. It is stable without pivoting (|T_ts| ≤ 1 since ‖k̂‖ = 1).
 

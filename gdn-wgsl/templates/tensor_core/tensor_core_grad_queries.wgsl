@@ -1,5 +1,5 @@
 // The chunked family on tensor cores, backward step 4a, parallel over (chunk, value head): the query
-// gradients dq̂ = dQ₀ + dQK K, dQ₀ = e₁ diag(d¹) dO S₀ᵀ (coop_grad_rows.wgsl), per value head into
+// gradients dq̂ = dQ₀ + dQK K, dQ₀ = e₁ diag(d¹) dO S₀ᵀ (tensor_core_grad_rows.wgsl), per value head into
 // dqk_hat_heads, and ⟨q̂_t, dQ₀_t⟩ into key_terms.
 // Grid: folded, chunk slots · nv workgroups.
 

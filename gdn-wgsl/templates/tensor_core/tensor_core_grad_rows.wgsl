@@ -1,4 +1,4 @@
-// What coop_grad_queries and coop_grad_keys share: the chunk's context, the staging and the
+// What tensor_core_grad_queries and tensor_core_grad_keys share: the chunk's context, the staging and the
 // per-token dot products of staged blocks with k̂ or q̂. Both compute a c × DK gradient by groups of
 // GK blocks of a block row (units), from operands of the forward and the backward so far; S₀ and dS_L
 // (s_half, ds_half) are scaled per block of CB state columns, so their products run by column block.
@@ -27,7 +27,7 @@ struct Grad {
 
 // Enters the chunk of workgroup `job`.
 fn grad_enter(job: u32, tid: u32, subgroup: u32) -> Grad {
-    coop_enter(subgroup);
+    tensor_core_enter(subgroup);
     let slot = job / layer.nv;
     chunk_locate(slot, chunk_sequence(slot), job % layer.nv);
     load_record(tid);

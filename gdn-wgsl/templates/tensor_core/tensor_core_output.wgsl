@@ -1,5 +1,5 @@
 // The chunked family on tensor cores, forward step 4, parallel over (chunk, value head): the chunk's
-// outputs from its packed operands, the state entering it (s_half, from coop_state) and U:
+// outputs from its packed operands, the state entering it (s_half, from tensor_core_state) and U:
 //   O = e₁ diag(d¹) Q S + P U
 // by groups of GV blocks of a block row: (16 diag(d¹) Q)(σ_S S) / (16 σ_S) · e₁ + (16 P)(σ_β U) / (16 σ_β),
 // σ_S per block of CB state columns. Writes o (before the norm) for the chunk's valid rows.
@@ -8,7 +8,7 @@
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn output_chunk(job: u32, tid: u32, subgroup: u32) {
-    coop_enter(subgroup);
+    tensor_core_enter(subgroup);
     let slot = job / layer.nv;
     chunk_locate(slot, chunk_sequence(slot), job % layer.nv);
     load_record(tid);

@@ -10,7 +10,7 @@
 var<workgroup> t_local: array<f16, CMAX * CMAX>;
 
 fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
-    coop_enter(subgroup);
+    tensor_core_enter(subgroup);
     let slot = job / layer.nv;
     chunk_locate(slot, chunk_sequence(slot), job % layer.nv);
     load_record(tid);

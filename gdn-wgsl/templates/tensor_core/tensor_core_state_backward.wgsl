@@ -2,7 +2,7 @@
 // and parallel over (sequence, value head, block of CB state columns), from dS = dhT (or 0). The
 // block's dS (DK × CB, f32) stays in the owners' accumulators; for each chunk, last to first, with
 // dS the gradient of the state leaving it:
-//   keep dS (coop_state_blocks.wgsl's keep_states, states = dckpt: f32 in dckpt, σ_dS dS in f16 in
+//   keep dS (tensor_core_state_blocks.wgsl's keep_states, states = dckpt: f32 in dckpt, σ_dS dS in f16 in
 //   ds_half with σ_dS per block of columns in ds_scale);
 //   dU = Pᵀ dO + diag(λ) (K dS)   (Pᵀ dO from du_local): σ_dU dU in f16 (du_half, σ_dU per column
 //   block in du_scale), σ_dU from the block's largest magnitude;
@@ -15,7 +15,7 @@ var<workgroup> du_shared: array<f16, CMAX * CB>;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
-    coop_enter(subgroup);
+    tensor_core_enter(subgroup);
     forget_max(0u, tid);
     forget_max(1u, tid);
     let j = column_job(job);

@@ -1,9 +1,9 @@
 // The chunked family on tensor cores, backward step 3, parallel over (chunk, value head): the
-// gradients of the WY form's values and of the chunk's square matrices, from dU (coop_state_backward)
+// gradients of the WY form's values and of the chunk's square matrices, from dU (tensor_core_state_backward)
 // and the forward's operands:
 //   dY = Tᵀ dU;   dv = diag(β) dY;   dP = dO Uᵀ;   dA = strict_lower(−dY Uᵀ)
 // (dA is the adjoint of the solve (I + A) U = Y − e₁ X¹ S₀, so dT never forms; dX¹ = −e₁ dY S₀ᵀ
-// follows in coop_grad_keys). Writes dv into the v channels of dy, dY in f16 (dy_half), and
+// follows in tensor_core_grad_keys). Writes dv into the v channels of dy, dY in f16 (dy_half), and
 // dQK = dP ⊙ M and H = diag(β) (dA ⊙ M⁻) in f16 (dqk_half, h_half, zero above the diagonal blocks),
 // and into gate_terms per token: ⟨dY_t, U_t⟩ and ⟨dY_t, v_t⟩ (for dβ), the row and column sums of
 // R + E (R = dP ⊙ P, E = dA ⊙ A, below the diagonal), Σ_s dA_ts (KK ⊙ M⁻)_ts (dβ's sum form), and the
@@ -14,7 +14,7 @@
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn grad_values(job: u32, tid: u32, subgroup: u32) {
-    coop_enter(subgroup);
+    tensor_core_enter(subgroup);
     let slot = job / layer.nv;
     chunk_locate(slot, chunk_sequence(slot), job % layer.nv);
     load_record(tid);

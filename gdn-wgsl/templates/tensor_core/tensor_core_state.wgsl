@@ -2,7 +2,7 @@
 // parallel over (sequence, value head, block of CB state columns). The block's state S (DK × CB,
 // f32) stays in the owners' accumulators from chunk to chunk; per chunk, with e₁ = e^{γ_0} and
 // G = e^{γ_{C−1}}:
-//   keep S (coop_state_blocks.wgsl's keep_states, states = ckpt: f32 in ckpt, σ_S S in f16 in
+//   keep S (tensor_core_state_blocks.wgsl's keep_states, states = ckpt: f32 in ckpt, σ_S S in f16 in
 //   s_half with σ_S per block of columns in s_scale);
 //   U = Ũ − e₁ W¹ S;
 //   S ← G S + Kᵀ (diag(λ) U).
@@ -16,7 +16,7 @@ const_assert CMAX == 4u * BLOCK;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn carry_state(job: u32, tid: u32, subgroup: u32) {
-    coop_enter(subgroup);
+    tensor_core_enter(subgroup);
     forget_max(0u, tid);
     // Rows past the chunk stay zero (the staging writes only the chunk's rows).
     for (var e = tid; e < CMAX * CB; e = e + THREADS) {

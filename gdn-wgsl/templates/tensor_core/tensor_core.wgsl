@@ -1,4 +1,4 @@
-// What the chunked family's tensor-core kernels (coop_*.wgsl) share. Their products run on 16 × 16
+// What the chunked family's tensor-core kernels (tensor_core_*.wgsl) share. Their products run on 16 × 16
 // cooperative matrices with f16 operands and f32 accumulators, loaded straight from storage (the
 // operands packed chunk-major, rows of a constant stride) or from workgroup memory.
 //
@@ -8,7 +8,7 @@
 // twice with the same values; where subgroups have fewer than 32 invocations, as on a software
 // rasteriser, the subgroups past the first OWNERS repeat an owner's work in the same way). A unit of
 // a product with many columns is a group of GK (or GV) blocks of one block row (gdn-wgsl's
-// CoopTiling: two), so that an owner keeps that many independent accumulators and loads each A
+// TensorCoreTiling: two), so that an owner keeps that many independent accumulators and loads each A
 // block once for all of them. A result that needs element-wise work leaves its accumulators through
 // the staging (each owner one 16 × 16 f32 block of `stage`), where every invocation then handles one
 // element of every owner's block.
@@ -30,7 +30,7 @@ alias OperandB = coop_mat16x16<f16, B>;
 var<private> owner: u32;
 
 // The owner index of subgroup `subgroup`; every kernel sets it first.
-fn coop_enter(subgroup: u32) {
+fn tensor_core_enter(subgroup: u32) {
     owner = subgroup % OWNERS;
 }
 
@@ -86,7 +86,7 @@ fn forget_max(slot: u32, tid: u32) {
     }
 }
 
-// The chunk's record, written once per (chunk, value head) by coop_pack and read by every later
+// The chunk's record, written once per (chunk, value head) by tensor_core_pack and read by every later
 // kernel instead of recomputing the decays: β, d¹ = e^{γ_t − γ_0}, λ = e^{γ_{C−1} − γ_t},
 // the span tables (sums of log-gates within each 16-token block, from its start to t and from after t
 // to its end, and per block: every span sum of the chunk is a sum of these terms, all of one sign),

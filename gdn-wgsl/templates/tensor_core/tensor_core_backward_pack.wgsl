@@ -5,7 +5,7 @@
 // Grid: folded, chunk slots · nv workgroups.
 
 fn pack_output_grads(job: u32, tid: u32, subgroup: u32) {
-    coop_enter(subgroup);
+    tensor_core_enter(subgroup);
     forget_max(0u, tid);
     let slot = job / layer.nv;
     chunk_locate(slot, chunk_sequence(slot), job % layer.nv);

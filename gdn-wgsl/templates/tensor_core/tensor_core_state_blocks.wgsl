@@ -1,11 +1,11 @@
-// How the tensor-core passes over chunks (coop_state, coop_state_backward) hold their block of CB
-// state columns (chunk_columns.wgsl's col0 on): in 16 × 16 blocks, STATE_PER of them in each owner's
-// accumulators; and how they keep it at every chunk: f32 in `states`, and in f16 in `state_local`
-// for the pass's own products and in `states_half` for later kernels, scaled by the power of two of
-// the block's largest magnitude (`states_scale`, one per block of columns). The passes bind those
-// roles to their own buffers (ckpt, s_half, s_scale; dckpt, ds_half, ds_scale), and
-// `state_rows_half`, the A of their product with the block's state, to W¹ (forward: U's W¹ S) or
-// K (backward: dU's K dS).
+// How the tensor-core passes over chunks (tensor_core_state, tensor_core_state_backward) hold their
+// block of CB state columns (chunk_columns.wgsl's col0 on): in 16 × 16 blocks, STATE_PER of them in
+// each owner's accumulators; and how they keep it at every chunk: f32 in `states`, and in f16 in
+// `state_local` for the pass's own products and in `states_half` for later kernels, scaled by the
+// power of two of the block's largest magnitude (`states_scale`, one per block of columns). The
+// passes bind those roles to their own buffers (ckpt, s_half, s_scale; dckpt, ds_half, ds_scale),
+// and `state_rows_half`, the A of their product with the block's state, to W¹ (forward: U's W¹ S)
+// or K (backward: dU's K dS).
 
 const STATE_BLOCKS: u32 = (DK / BLOCK) * (CB / BLOCK);
 const STATE_PER: u32 = (STATE_BLOCKS + OWNERS - 1u) / OWNERS;

@@ -1,5 +1,5 @@
 // The chunked family on tensor cores, forward step 1, parallel over (chunk, value head): the chunk's
-// record (coop.wgsl: β, its decays and span tables, computed once here for every later kernel) and
+// record (tensor_core.wgsl: β, its decays and span tables, computed once here for every later kernel) and
 // its operands in f16, chunk-major with rows of a constant stride, so that cooperative loads read
 // them straight from storage; rows past the chunk's valid tokens are zero:
 //   q_half = 16 q̂ and k_half = k̂ of the key head (written by its first value head),

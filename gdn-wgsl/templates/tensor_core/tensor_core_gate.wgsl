@@ -1,6 +1,6 @@
 // The chunked family on tensor cores, backward step 5, parallel over (chunk, value head): the gate
-// gradients of the chunk's valid tokens from the per-token terms of coop_grad_values (gate_terms)
-// and coop_grad_queries / coop_grad_keys (key_terms), by the span rule of chunk_grad.wgsl:
+// gradients of the chunk's valid tokens from the per-token terms of tensor_core_grad_values (gate_terms)
+// and tensor_core_grad_queries / tensor_core_grad_keys (key_terms), by the span rule of chunk_grad.wgsl:
 //   dγ_t = ⟨q̂_t, dQ₀_t⟩ + β_t d¹_t ⟨k̂_t, dX¹_t⟩ + Σ_{s<t} (R+E)_ts − Σ_{t'>t} (R+E)_t't − [t < L−1] r_t,
 //   dγ_{L−1} += G ⟨dS_L, S₀⟩ + Σ_{s<L−1} r_s,   dℓ_t = Σ_{t' ≥ t} dγ_t',
 //   dβ_t = ⟨dY_t, U_t⟩ / β_t (below 2⁻¹⁰⁰: ⟨dY_t, v_t⟩ + d¹_t ⟨k̂_t, dX¹_t⟩ + Σ_s dA_ts (KK ⊙ M⁻)_ts),

@@ -1,6 +1,6 @@
 // The chunked family on tensor cores, backward step 4b, parallel over (chunk, value head): the key
 // gradients dk̂ = dK_S + diag(β d¹) dX¹ + dQKᵀ Q + H K + Hᵀ K, dK_S = diag(λ) U dS_Lᵀ,
-// dX¹ = −e₁ dY S₀ᵀ (coop_grad_rows.wgsl), per value head into dqk_hat_heads, and ⟨k̂_t, dX¹_t⟩,
+// dX¹ = −e₁ dY S₀ᵀ (tensor_core_grad_rows.wgsl), per value head into dqk_hat_heads, and ⟨k̂_t, dX¹_t⟩,
 // ⟨k̂_t, dK_S,t⟩ and G ⟨dS_L, S₀⟩ into key_terms.
 // Grid: folded, chunk slots · nv workgroups.
 

@@ -1,6 +1,6 @@
-// Where the tensor-core backward keeps its per-token terms for the gate gradients, per (chunk, value
-// head): gate_terms (written by coop_grad_values) and key_terms (coop_grad_queries, coop_grad_keys),
-// both read by coop_gate.
+// Where the tensor-core backward keeps its per-token terms for the gate gradients, per (chunk,
+// value head): gate_terms (written by tensor_core_grad_values) and key_terms
+// (tensor_core_grad_queries, tensor_core_grad_keys), both read by tensor_core_gate.
 
 // gate_terms: ⟨dY_t, U_t⟩, ⟨dY_t, v_t⟩, the row and column sums of R + E and Σ_s dA_ts (KK ⊙ M⁻)_ts
 // (CMAX each), then the f16 scales of dY, dQK and H.
@@ -15,7 +15,7 @@ fn gate_terms_at() -> u32 {
     return (ck_slot * layer.nv + ck_h) * GATE_TERMS;
 }
 
-// Where the chunk's per-token dot products for coop_gate lie in key_terms: ⟨q̂, dQ₀⟩, ⟨k̂, dX¹⟩ and
+// Where the chunk's per-token dot products for tensor_core_gate lie in key_terms: ⟨q̂, dQ₀⟩, ⟨k̂, dX¹⟩ and
 // ⟨k̂, dK_S⟩ (CMAX each), then G ⟨dS_L, S₀⟩.
 const KEY_Q_DQ: u32 = 0u;
 const KEY_K_DX: u32 = 1u;
