@@ -12,27 +12,20 @@ use gdn_ref::LayerConfig;
 
 /// Longest sequence up to which a GPU trains a batch of few heads in f32 faster with the recurrent
 /// family than with the chunked one, where the recurrent backward spreads each head's columns
-/// over workgroups (`Kernel::RecurrenceBackwardColumns`). On the H200 (dk = dv = 128, nk 2, nv 4,
-/// forward + backward, BENCHMARKS.md's eleventh session): 1 × 128 tokens 0.164 against 0.530 ms,
-/// 1 × 1 024 0.948 against 2.191 (longer sequences were not measured).
+/// over workgroups (`Kernel::RecurrenceBackwardColumns`): measured at dk = dv = 128, nk 2, nv 4,
+/// forward + backward, for one sequence of 128 and of 1 024 tokens, the recurrent family the faster
+/// at both; longer sequences were not measured (BENCHMARKS.md, History: the column-block backward).
 pub const RECURRENT_TRAINING_TOKENS: usize = 1024;
 
 /// Longest sequence up to which a GPU trains a batch in f32 with the recurrent family rather than
 /// the chunked one where the batch has too many heads for the column-block backward (the recurrent
 /// backward then runs one workgroup per (sequence, value head), one token after another), by head
 /// size: the tokens of the first entry whose bound on dk·dv the head is within; larger heads, none.
-/// Up to these lengths the recurrent family is at least 15 % faster; a little past them it is
-/// still faster, by less than its tape's extra memory is worth (qwen3-next's 64 sequences of 4
-/// tokens: 1 139 MiB against 500; of 1 token: 279 against 414). Measured on an H100
-/// (BENCHMARKS.md's twentieth session: nk 2, nv 4, 64 sequences of T tokens, dk = dv, forward +
-/// backward, the recurrent family against chunks of T tokens, ms):
-/// - dk 96: T = 8 0.368 against 0.445, T = 12 0.563 against 0.497;
-/// - dk 128: T = 4 0.332 against 0.503, T = 6 0.491 against 0.524, T = 8 0.660 against 0.543;
-///   qwen3-next's 32 value heads: T = 1 0.672 against 2.654, T = 5 2.153 against 3.064, T = 6
-///   2.791 against 3.142;
-/// - dk 160: T = 2 0.430 against 0.594, T = 3 0.550 against 0.615, T = 4 0.688 against 0.663;
-/// - dk 192: T = 1 0.458 against 0.661, T = 2 0.707 against 0.680;
-/// - dk 256: T = 1 1.080 against 0.999.
+/// Up to these lengths the recurrent family is clearly faster; a little past them it is still
+/// faster, by less than its tape's extra memory is worth. Measured with nk 2, nv 4 (and
+/// qwen3-next's 32 value heads at dk 128), 64 sequences of T tokens, forward + backward, the
+/// recurrent family against chunks of T tokens, at each square head size: at dk 256 the chunked
+/// family wins from one token (BENCHMARKS.md, History: short sequences in many heads).
 ///
 /// Only square heads were measured; others take the bound their dk·dv falls under.
 pub const SHORT_RECURRENT_TRAINING_TOKENS: [(usize, usize); 4] =
@@ -41,9 +34,9 @@ pub const SHORT_RECURRENT_TRAINING_TOKENS: [(usize, usize); 4] =
 /// Checkpoint interval with which the recurrent family trains the batches it is picked for
 /// ([`Family::picked_for_batch`]): one chunk of the few-heads kernels ([`crate::RECURRENT_CHUNK`]),
 /// so that the forward saves the state entering every chunk and the column-block backward replays
-/// nothing, for eight times the checkpoint memory of the default interval. On the H200 (dk = dv =
-/// 128, nk 2, nv 4, forward + backward, BENCHMARKS.md's fourteenth session): 1 × 128 tokens 0.126
-/// against 0.139 ms at interval 32, 1 × 1 024 0.775 against 0.895.
+/// nothing, for eight times the checkpoint memory of the default interval: faster than interval 32
+/// at dk = dv = 128, nk 2, nv 4, forward + backward, for one sequence of 128 and of 1 024 tokens
+/// (BENCHMARKS.md, History: the checkpoint interval of the recurrent family).
 pub const RECURRENT_TRAINING_INTERVAL: usize = RECURRENT_CHUNK as usize;
 
 /// A family of kernels for the delta rule, with its knobs.
@@ -101,18 +94,16 @@ impl Family {
     /// is a software one; `storage_buffers`: the device's storage buffers per shader stage;
     /// `backward`: whether the backward is recorded; `precision`: that of the products.
     /// - Tensor cores: the chunked family, whose products they are (for a forward alone the
-    ///   recurrent family in f32 is faster still on the H200: 2.52 against 3.76 ms at S1, 0.058
-    ///   against 0.103 at S4).
+    ///   recurrent family in f32 is faster still, at S1 and S4: BENCHMARKS.md's tables).
     /// - On a GPU in f32, for training the chunked family: with many heads its step (forward +
-    ///   backward) is far faster on the H200 than the recurrent one, whose backward then runs one
-    ///   workgroup per (sequence, head) (S1: 15 against 73 ms), and the recurrent family cannot hold
-    ///   that backward's scratch for thousands of shorter sequences. (Short batches of few heads
-    ///   train faster with the recurrent family: [`Family::picked_for_batch`].) For a forward-only
-    ///   tape the recurrent family, whose forward is faster there (2.52 against 4.89 ms at S1,
-    ///   0.058 against 0.187 at S4).
-    /// - On a software adapter (lavapipe) in f32, the recurrent family: 3.7× faster at 2 × 64
-    ///   tokens and 28× at a decode step, the chunked family's 256-invocation workgroups and
-    ///   barriers being costly on a CPU.
+    ///   backward) is far faster than the recurrent one, whose backward then runs one workgroup per
+    ///   (sequence, head) (BENCHMARKS.md, S1), and the recurrent family cannot hold that backward's
+    ///   scratch for thousands of shorter sequences. (Short batches of few heads train faster with
+    ///   the recurrent family: [`Family::picked_for_batch`].) For a forward-only tape the recurrent
+    ///   family, whose forward is faster there (BENCHMARKS.md, S1 and S4).
+    /// - On a software adapter (lavapipe) in f32, the recurrent family: several times faster for a
+    ///   short batch and far faster at a decode step, the chunked family's 256-invocation
+    ///   workgroups and barriers being costly on a CPU.
     /// - Where the device allows fewer storage buffers per stage than the recurrent backward binds
     ///   (12; WebGPU adapters offer 8 to 10), the chunked family, whose f32 kernels bind at most 10.
     pub fn picked(software: bool, storage_buffers: u32, backward: bool, precision: Precision) -> Self {
@@ -154,11 +145,10 @@ impl Family {
     /// The family picked for a batch (where its caller named none) with its knob set for the
     /// batch: the chunked family takes 32-token chunks where 64-token ones would give the passes
     /// over chunks few (sequence, value head, chunk) jobs to spread over the GPU — at most 8 in
-    /// f32, 16 on tensor cores; `lengths` are the batch's sequence lengths. On the H200 (dk = dv =
-    /// 128, nv = 4, BENCHMARKS.md's seventh session), 32 against 64 tokens, forward + backward: 1 ×
-    /// 128 tokens (8 jobs) 0.291 against 0.364 ms on tensor cores, 0.518 against 0.551 in f32;
-    /// 1 × 256 (16 jobs) 0.367 against 0.411 on tensor cores, 0.738 against 0.722 in f32; 1 × 512
-    /// and 8 × 1 024 slower on both.
+    /// f32, 16 on tensor cores; `lengths` are the batch's sequence lengths. Measured at dk = dv =
+    /// 128, nv = 4, forward + backward, 32 against 64 tokens: faster for one sequence of 128 tokens
+    /// (8 jobs) in both precisions and of 256 (16 jobs) on tensor cores, slower for 1 × 512 and
+    /// 8 × 1 024 (BENCHMARKS.md, History: 32-token chunks for short batches).
     pub fn for_batch(self, lengths: impl IntoIterator<Item = usize>, nv: usize, precision: Precision) -> Self {
         let Family::Chunked { chunk } = self else { return self };
         let jobs: usize = lengths.into_iter().map(|t| t.div_ceil(MAX_CHUNK as usize) * nv).sum();

@@ -54,7 +54,7 @@ fn column_scratch_words(g: &Geometry) -> usize {
 
 /// Whether the backward spreads each head's columns over workgroups
 /// (`Kernel::RecurrenceBackwardColumns`): where the forward does too (few heads: one workgroup per
-/// (sequence, head) leaves most of a GPU idle, S4 on the H200: 4 workgroups, 2.7 ms), and where its
+/// (sequence, head) leaves most of a GPU idle: S4's 4 workgroups, BENCHMARKS.md, S4), and where its
 /// scratch and its dq̂/dk̂ partials (a row per column block) stay within
 /// [`MAX_COLUMN_BACKWARD_WORDS`].
 pub(crate) fn backward_in_columns(g: &Geometry) -> bool {
@@ -110,8 +110,8 @@ fn checkpoint_words(g: &Geometry) -> usize {
 /// Workgroups of the per-token forward below which the forward solves chunks instead
 /// (`Kernel::RecurrenceForwardChunks`): with fewer, most of a GPU's cores idle and each waits on its
 /// own serial chain, which the chunked form shortens four-fold; with more, the per-token form's
-/// fewer instructions win (H200: S4's 32 workgroups 0.080 ms token by token, 0.048 chunked; S1's
-/// 2 048: 1.85 ms token by token, 3.59 chunked).
+/// fewer instructions win (S4's 32 workgroups run faster chunked, S1's 2 048 token by token:
+/// BENCHMARKS.md, S4 and S1 recurrent forward).
 pub(crate) const FEW_HEADS_WORKGROUPS: usize = 256;
 
 /// The forward recurrence: one workgroup per (sequence, head, column block), solved token by token

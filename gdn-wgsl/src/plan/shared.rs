@@ -36,7 +36,7 @@ fn reductions(g: &Geometry) -> [ReduceUniform; 4] {
     // In one pass, ONE_PASS_BLOCKS blocks. Else at most 1 024 blocks of rows, of at least 64 rows
     // where they are many; fewer than 1 024 rows take 16 blocks (of 8 rows at least), so that a
     // short batch's sums still spread over the GPU instead of walking 64 tokens a workgroup (S4's
-    // dconv: 42 µs on the H200).
+    // dconv was slow so: BENCHMARKS.md, S4).
     let shape = |rows: usize, cols: usize| {
         let rows_per_block = if one_pass {
             rows.div_ceil(ONE_PASS_BLOCKS).max(1)
@@ -143,7 +143,7 @@ fn conv_runs(g: &Geometry) -> usize {
 /// Whether the conv runs inside the q/k norms' dispatches, forward and backward
 /// ([`Kernel::ConvQkNormGatesProductsForward`], [`Kernel::QkNormConvBackward`]): where the family's
 /// q/k norms write the key products (the chunk-solved recurrent forward, for few heads: short
-/// batches, where each dispatch's few µs show), the taps fit the window (each conv one round of
+/// batches, where each dispatch's fixed cost shows), the taps fit the window (each conv one round of
 /// loads) and the device binds the storage buffers they need.
 fn conv_in_norms(g: &Geometry) -> bool {
     let fused = [Kernel::ConvQkNormGatesProductsForward, Kernel::QkNormConvBackward];

@@ -12,10 +12,10 @@
 // (`row_lanes_sum`: subgroup shuffles in decode_step, for subgroups of at least 32; workgroup
 // memory in decode_step_portable). So nothing but shuffles separates a token's two products, and
 // the step waits on memory about twice: the state with the first token's inputs, then nothing
-// until the stores. (Measured on the H200: the previous kernel, which walked a head's state in
-// four tiles of 16 elements a thread with two barriers a token each, took 15.6 µs a step at 8
-// sequences of qwen3-next; this one 12.4, its latency at one sequence 8.3 against 13.3. With row
-// lanes consecutive instead, 15.5: each 8-lane quarter of a warp's vec4 loads then touched 8 rows.)
+// until the stores. (This beat the previous kernel, which walked a head's state in four tiles of
+// 16 elements a thread with two barriers a token each, at 8 sequences of qwen3-next and at one;
+// row lanes consecutive instead were as slow as that: each 8-lane quarter of a warp's vec4 loads
+// then touched 8 rows. BENCHMARKS.md, decode, and History: the decode step.)
 //
 // A token: one job a thread (a channel's conv + SiLU: the key head's q and k, the head's v; or a
 // column's RMSNorm factor norm·silu(z)) into workgroup memory; a barrier; the delta rule on the

@@ -30,8 +30,8 @@
 // partial, layer.hat_parts rows per (token, value head) in dqk_hat_heads and layer.gate_parts
 // values in gate_grad_parts, which qk_norm_backward adds up. dv goes straight
 // into the v channels of dy. do is read from d_o, which norm_backward wrote (the gated RMSNorm's
-// backward inside this kernel, measured on the H200, took 58 µs where the two dispatches take
-// 7 + 46).
+// backward inside this kernel was slower than the two dispatches: BENCHMARKS.md, History: the
+// norm's backward inside the column backward).
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 
 // The groups' (dq̂, dk̂) rows and (dℓ, dβ) of a chunk's steps: [CHUNK][GROUPS][DK] and
@@ -131,7 +131,7 @@ fn reverse_chunk(unit: u32, tc: u32, t0: u32, t1: u32, h: u32, key: u32, tid: u3
     x.p3 = vec4<f32>(qk_hat[p.x + 2u], qk_hat[p.y + 2u], qk_hat[p.z + 2u], qk_hat[p.w + 2u]);
     // Both places are read and one kept, the other at its buffer's element 0 (one cached word for
     // every lane): a branch between them kept this chunk's loads from being in flight while the
-    // chunk before it ran (H200, S4: 81 µs against 57).
+    // chunk before it ran (BENCHMARKS.md, S4 recurrent backward).
     let every_chunk = layer.ckpt_interval == CHUNK;
     let saved = scratch_chunk(unit, (tc - t0) / CHUNK);
     let checkpoint = checkpoints + ((tc - t0) / CHUNK) * layer.nv * DK * DV + col * DK;
@@ -169,7 +169,7 @@ fn share_gates(c: ChunkGates, tid: u32) {
 
 // A chunk's block partials, summed from the groups' shares between a chunk's two barriers and
 // stored after the second: a store just before a barrier held every warp there until it completed
-// (H100, S4: the column backward 48 µs with its partials stored before the barrier, 42 after).
+// (BENCHMARKS.md, S4 recurrent backward: storing them after the barrier made the kernel faster).
 // Invocation tid's (dq̂, dk̂) rows (items tid + THREADS·n of the chunk's CHUNK · DK), and, for tid
 // < CHUNK, step tid's (dℓ, dβ) of the chunk from gates_tc (the chunk before in the sweep).
 const PART_ITEMS: u32 = (CHUNK * DK + THREADS - 1u) / THREADS;

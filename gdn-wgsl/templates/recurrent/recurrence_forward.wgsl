@@ -3,15 +3,15 @@
 // block):
 //   S'_t = g_t·S_{t−1};  kv_t = S'_tᵀ k̂_t;  u_t = β_t(v_t − kv_t);  S_t = S'_t + k̂_t u_tᵀ;  o_t = S_tᵀ q̂_t.
 // Columns of the state are independent in the forward, so a workgroup owns CB of them: one block of
-// ROW_LANES·COLUMN_LANES invocations, the decode step's lane layout (templates/decode_step.wgsl):
+// ROW_LANES·COLUMN_LANES invocations, the decode step's lane layout (decode/decode_step.wgsl):
 // COLUMN_LANES column groups of four columns (a vec4 a row), each held by ROW_LANES row lanes,
 // lane rl holding rows rl + ROW_LANES·i (i < RY), row lanes COLUMN_LANES invocations apart. The two
 // column sums a step are a lane's own rows, then its row lanes' (`row_lanes_sum`: subgroup shuffles
 // in recurrence_forward, for subgroups of at least the block; workgroup memory in
 // recurrence_forward_portable), so no barrier separates the steps; a step's inputs (its gates, the
 // lane's rows of q̂ and k̂, its columns of v) are loaded while the step before computes. (Before, a
-// tiling with two workgroup barriers a step and its inputs loaded after them: S4's recurrence
-// 0.160 ms on the H200, about 1.25 µs a step.)
+// tiling with two workgroup barriers a step and its inputs loaded after them ran S4's recurrence
+// far slower: BENCHMARKS.md, History: the recurrent forward in the decode step's layout.)
 // Writes o (before the norm), the state at the start of every checkpoint interval, and hT.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.
 

@@ -26,7 +26,7 @@
 // tokens outside its part as no-ops (β = 0, g = 1). Tokens past the sequence's end read zeros.
 // Inputs go through workgroup memory a stage of STAGE tokens at a time, loaded from storage by
 // all lanes while the stage before computes, so that a step waits on workgroup memory, never on a
-// load from storage (the per-token form waits on them: about 0.6 µs a token at S4 on the H200).
+// load from storage (the per-token form waits on them, a load latency a token: BENCHMARKS.md, S4).
 // Writes o (before the norm), the state at the start of every checkpoint interval, hT, and (where
 // the plan has a column-block backward) every token's r = v − g·S_{t−1}ᵀk̂.
 // Grid: folded, seqs · nv · ceil(DV / CB) workgroups.

@@ -3,8 +3,8 @@
 // (columns, or dconv's channels) of one sum and every block of its rows, invocation lid block
 // lid / TOTAL_UNITS of unit lid % TOTAL_UNITS (sum_blocks.wgsl, the arithmetic of the partials);
 // the blocks' sums meet in workgroup memory and the first TOTAL_UNITS invocations add them in
-// block order and write the totals, so that no second dispatch sums partials (column_sums_finish:
-// 6 µs alone at S4 on the H200 for almost no work). Deterministic.
+// block order and write the totals, so that no second dispatch sums partials (column_sums_finish
+// cost S4 a dispatch for almost no work: BENCHMARKS.md, S4). Deterministic.
 
 var<workgroup> block_sums: array<vec4<f32>, ELEMENTS>;
 

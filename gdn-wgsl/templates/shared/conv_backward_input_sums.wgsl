@@ -1,7 +1,7 @@
 // The conv's input gradient (conv_input_grad.wgsl) and the parameter sums in one dispatch: neither
 // reads what the other writes, and at short batches a dispatch boundary costs more than either's
-// work (S4 on the H200: conv_backward_input 7 µs alone, column_sums_partial 11, column_sums_finish
-// 6). The first conv_run_jobs() workgroups are the conv's runs, the rest the sums'
+// work (BENCHMARKS.md, S4: conv_backward_input, column_sums_partial and column_sums_finish apart).
+// The first conv_run_jobs() workgroups are the conv's runs, the rest the sums'
 // (sums_workgroup: the partials', partial_sums.wgsl, for conv_backward_input_sums; the totals in
 // one pass, column_totals.wgsl, for conv_backward_input_totals, whose workgroups wait at a
 // barrier: the branch is workgroup-uniform). They bind 12 and 15 storage buffers, so the plan takes

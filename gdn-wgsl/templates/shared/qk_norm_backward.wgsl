@@ -3,7 +3,7 @@
 // dx = inv·dx̂ − x·(Σ dx̂·x)·inv / (Σx² + ε₂) of the conv outputs x of its q and k channels, kept by
 // keep_qk_grad (qk_grads_stored.wgsl: into dy, for conv_backward_pre; qk_grads_conv.wgsl: through
 // SiLU into dpre, with the value channels' too); and the gates' backward of those value heads at
-// that token (a dispatch of its own cost S4 about 4 µs on the H200): dℓ and dβ summed from the
+// that token (a dispatch of its own cost S4 more: BENCHMARKS.md, S4): dℓ and dβ summed from the
 // family's layer.gate_parts partials of each, da = dℓ·∂ℓ/∂arg, db = dβ·β(1 − β), and the
 // per-element term of da_log's sum dlog_term = dℓ·∂ℓ/∂a_log (ddt_bias sums da), from the
 // derivatives the forward kept (gate_values.wgsl). dℓ = dg·g: the families never divide by g,

@@ -3,8 +3,8 @@
 // that token: ℓ = ln g = −exp(a_log)·softplus(a + dt_bias) (in log space, capped: math.wgsl's
 // log_decay), β = σ(b), with their derivatives for the backward (gate_values.wgsl). One workgroup
 // of VEC threads (at least DK: the host's qk_norm_forward_threads) per (token, key head), thread m
-// holding element m of q and of k: the gates share its dispatch (a pass of their own cost S4
-// 5 µs on the H200 for 512 values).
+// holding element m of q and of k: the gates share its dispatch (a pass of their own cost S4 more
+// than its 512 values are worth: BENCHMARKS.md, S4).
 // With KEY_PRODUCTS (the chunk-solved recurrences), also k̂_t·k̂_{t−m} for m = 1, 2, 3, from the
 // same loads: the recurrences' chunks of four tokens need them, and would otherwise sum them over
 // the rows in every workgroup of every column block. Where t − m is before t's sequence (or the

@@ -5,7 +5,7 @@
 // Rows [first, last) of column `col` of sum `which`'s term, summed in order. A loop for each
 // buffer, not a buffer picked by branch in one loop: a load inside a branch is waited for before the
 // branches join, so each row would wait a whole load latency (the column backward's lesson,
-// BENCHMARKS.md's fourteenth session).
+// BENCHMARKS.md, History: a branch in the column backward's loader).
 fn term_sum(which: u32, first: u32, last: u32, cols: u32, col: u32) -> f32 {
     var acc = 0.0;
     if (which == 1u) {
