@@ -182,3 +182,21 @@ fn the_recurrent_backward_orders_its_shared_kv_rows_with_storage_barriers() {
         );
     }
 }
+
+/// A kernel declared not to depend on the head dims generates one module and one interface for
+/// every pair (it is generated, snapshotted and overridden once).
+#[test]
+fn kernels_that_do_not_depend_on_dims_are_the_same_for_every_pair() {
+    for kernel in Kernel::ALL.into_iter().filter(|kernel| !kernel.depends_on_dims()) {
+        let mut sources = HeadDims::all().map(|dims| kernel_source(kernel, dims).expect("generated for every pair"));
+        let first = sources.next().expect("a supported pair");
+        for source in sources {
+            assert_eq!(
+                (&source.wgsl, source.workgroup_size, source.workgroup_bytes),
+                (&first.wgsl, first.workgroup_size, first.workgroup_bytes),
+                "{kernel:?} differs at {}",
+                source.dims
+            );
+        }
+    }
+}

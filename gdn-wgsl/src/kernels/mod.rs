@@ -408,3 +408,58 @@ pub(crate) fn wgsl_declaration(slot: usize, binding: &Binding) -> String {
     };
     format!("@group(0) @binding({slot}) var<{space}> {}: {ty};", binding.name)
 }
+
+/// The layout of `templates/`: what a kernel's declaration may include from where.
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::{BTreeMap, BTreeSet};
+
+    /// The folder of a path under `templates/`.
+    fn folder(path: &str) -> &str {
+        path.split_once('/').map_or("", |(folder, _)| folder)
+    }
+
+    /// A kernel's template lies in its family's folder; each snippet it includes lies there too or
+    /// in `lib/`; a snippet in `lib/` is included by kernels of at least two families; every file
+    /// under `templates/` is some kernel's template or snippet; names are unique.
+    #[test]
+    fn templates_lie_with_their_family_and_shared_snippets_in_lib() {
+        let mut families_of: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        let mut names = BTreeSet::new();
+        for kernel in Kernel::ALL {
+            assert!(names.insert(kernel.name()), "{} declared twice", kernel.name());
+            let (template, snippets) = kernel.sources();
+            let family = folder(template.path);
+            assert_ne!(family, "lib", "{}: an entry point in lib/", kernel.name());
+            families_of.entry(template.path).or_default().insert(family);
+            for snippet in snippets {
+                let at = folder(snippet.path);
+                assert!(
+                    at == family || at == "lib",
+                    "{} ({family}) includes {}, of another family: move it to lib/",
+                    kernel.name(),
+                    snippet.path
+                );
+                families_of.entry(snippet.path).or_default().insert(family);
+            }
+        }
+        for (path, families) in &families_of {
+            if folder(path) == "lib" && *path != MATH.path {
+                assert!(families.len() >= 2, "{path} is included by {families:?} only: move it to that folder");
+            }
+        }
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("templates");
+        let mut files = BTreeSet::new();
+        for folder in std::fs::read_dir(&root).expect("templates/ is readable") {
+            let folder = folder.expect("an entry").path();
+            assert!(folder.is_dir(), "{}: templates/ holds folders only", folder.display());
+            for file in std::fs::read_dir(&folder).expect("a folder is readable") {
+                let file = file.expect("an entry").path();
+                files.insert(file.strip_prefix(&root).expect("under templates/").to_string_lossy().replace('\\', "/"));
+            }
+        }
+        let used: BTreeSet<String> = families_of.keys().map(|p| p.to_string()).collect();
+        assert_eq!(files, used, "files under templates/ that no kernel includes, or the reverse");
+    }
+}
