@@ -1,5 +1,6 @@
 //! The bench summary as the report reads it: JSON lines written by the gdn-train bench (`run`,
-//! `tape`, `skipped`, `time`, `decode` records) and by `bench/h200.sh` from fla's output (`fla` records).
+//! `tape`, `skipped`, `time`, `decode` records) and by `bench/side_by_side.sh` from fla's output (`fla`,
+//! `fla_layer` records).
 //! Unknown kinds (such as a `note`) are kept as notes; a malformed line is an error naming it.
 
 use serde_json::Value;
@@ -21,6 +22,8 @@ pub struct Shape {
     pub nv: u64,
     /// Key head dim.
     pub dk: u64,
+    /// Value head dim (the key head dim where a record has none).
+    pub dv: u64,
 }
 
 impl Shape {
@@ -96,8 +99,10 @@ pub struct Summary {
     pub skipped: Vec<(Shape, String)>,
     /// The decode step's benches.
     pub decodes: Vec<Decode>,
-    /// fla's graph figures.
+    /// fla's graph figures (its core kernel).
     pub fla: Vec<Fla>,
+    /// fla's whole layer (`fla_layer` records: conv, norms, gates, rule, gated RMSNorm), graph figures.
+    pub fla_layers: Vec<Fla>,
     /// Records of other kinds, as text.
     pub notes: Vec<String>,
 }
@@ -127,6 +132,7 @@ fn shape(record: &Value) -> Result<Shape, String> {
         nk: int(record, "nk")?,
         nv: int(record, "nv")?,
         dk: int(record, "dk")?,
+        dv: record.get("dv").and_then(Value::as_u64).map_or_else(|| int(record, "dk"), Ok)?,
     })
 }
 
@@ -173,6 +179,16 @@ impl Summary {
                 graph_ms: float(r, "graph_ms")?,
             }),
             Some("fla") => {}
+            Some("fla_layer") if r.get("graph_ms").is_some_and(Value::is_number) => self.fla_layers.push(Fla {
+                mode: text(r, "mode")?,
+                dtype: text(r, "dtype")?,
+                b: int(r, "B")?,
+                t: int(r, "T")?,
+                h: int(r, "NK")?,
+                hv: int(r, "NV")?,
+                graph_ms: float(r, "graph_ms")?,
+            }),
+            Some("fla_layer" | "fla_decode") => {}
             _ => self.notes.push(r.get("text").and_then(Value::as_str).map_or_else(|| r.to_string(), str::to_string)),
         }
         Ok(())
