@@ -52,8 +52,8 @@ pub(crate) const CHUNK_PREPARE: KernelDef = KernelDef {
         bind("chunk_work", WriteF32),
     ],
     threads: |_| MATMUL_THREADS,
-    // the decays, solve's square and the matmul's staging.
-    workgroup_floats: |_| CHUNK_DECAYS + MAX_CHUNK * MAX_CHUNK + MATMUL_F32_FLOATS,
+    // the decays, solve's square and the 16 rows past it, and the matmul's staging.
+    workgroup_floats: |_| CHUNK_DECAYS + (MAX_CHUNK + 16) * MAX_CHUNK + MATMUL_F32_FLOATS,
     constants: chunk_constants,
     depends_on_dims: true,
     needs: Needs::Nothing,

@@ -138,8 +138,8 @@ pub(crate) const TENSOR_CORE_PREPARE: KernelDef = KernelDef {
         bind("w_half", WriteF16),
         bind("u_tilde", WriteF32),
     ],
-    // solve, and T in f16.
-    workgroup_floats: |_| TENSOR_CORE_FLOATS + MAX_CHUNK * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
+    // solve (its square and the 16 rows past it), and T in f16.
+    workgroup_floats: |_| TENSOR_CORE_FLOATS + (MAX_CHUNK + 16) * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
     ..TENSOR_CORE_PACK
 };
 
@@ -189,7 +189,8 @@ pub(crate) const TENSOR_CORE_OUTPUT: KernelDef = KernelDef {
         bind("u_half", ReadF16),
         bind("o", WriteF32),
     ],
-    workgroup_floats: |_| TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE,
+    // the staging of GV blocks an owner
+    workgroup_floats: |dims| TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE * TensorCoreTiling::new(dims).output_group,
     constants: |dims| tensor_core_constants(dims, true),
     ..TENSOR_CORE_PACK
 };

@@ -2,10 +2,11 @@
 // outputs from its packed operands, the state entering it (s_half, from tensor_core_state) and U:
 //   O = e₁ diag(d¹) Q S + P U
 // by groups of GV blocks of a block row: (16 diag(d¹) Q)(σ_S S) / (16 σ_S) · e₁ + (16 P)(σ_β U) / (16 σ_β),
-// σ_S per block of CB state columns. Writes o (before the norm) for the chunk's valid rows.
+// σ_S per block of CB state columns. Writes o (before the norm) for the chunk's valid rows, through
+// `stage`, GV blocks an owner.
 // Grid: folded, chunk slots · nv workgroups.
 
-var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
+var<workgroup> stage: array<f32, OWNERS * GV * BLOCK_ELEMENTS>;
 
 fn output_chunk(job: u32, tid: u32, subgroup: u32) {
     tensor_core_enter(subgroup);
@@ -33,7 +34,8 @@ fn output_chunk(job: u32, tid: u32, subgroup: u32) {
                 inter[g] = coopMultiplyAdd(a, b, inter[g]);
             }
         }
-        for (var sb = 0u; sb < nb; sb = sb + 1u) {
+        // P is zero above its diagonal blocks.
+        for (var sb = 0u; sb <= row; sb = sb + 1u) {
             let a = coopLoadT<OperandA>(&p_half[square + row * BLOCK * CMAX + sb * BLOCK], CMAX);
             for (var g = 0u; g < GV; g = g + 1u) {
                 let b = coopLoadT<OperandB>(&u_half[values + sb * BLOCK * DV + (col + g) * BLOCK], DV);
@@ -42,18 +44,19 @@ fn output_chunk(job: u32, tid: u32, subgroup: u32) {
         }
         for (var g = 0u; g < GV; g = g + 1u) {
             let s_unscale = rec_e1() / (16.0 * s_scale[state_scales() + (col + g) * BLOCK / CB]);
-            coopStoreT(s_unscale * inter[g] + u_unscale * intra[g], &stage[owner * BLOCK_ELEMENTS], BLOCK);
-            workgroupBarrier();
-            for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-                let ou = owned(ow, round, units);
-                let t = (ou / v_groups) * BLOCK + tid / BLOCK;
-                let jj = ((ou % v_groups) * GV + g) * BLOCK + tid % BLOCK;
-                if (t < ck_len) {
-                    o[chunk_o_at(t, jj)] = stage[ow * BLOCK_ELEMENTS + tid];
-                }
-            }
-            workgroupBarrier();
+            coopStoreT(s_unscale * inter[g] + u_unscale * intra[g], &stage[(owner * GV + g) * BLOCK_ELEMENTS], BLOCK);
         }
+        workgroupBarrier();
+        for (var e = tid; e < OWNERS * GV * BLOCK_ELEMENTS; e = e + THREADS) {
+            let ou = owned(e / (GV * BLOCK_ELEMENTS), round, units);
+            let g = (e / BLOCK_ELEMENTS) % GV;
+            let t = (ou / v_groups) * BLOCK + (e % BLOCK_ELEMENTS) / BLOCK;
+            let jj = ((ou % v_groups) * GV + g) * BLOCK + e % BLOCK;
+            if (t < ck_len) {
+                o[chunk_o_at(t, jj)] = stage[e];
+            }
+        }
+        workgroupBarrier();
     }
 }
 

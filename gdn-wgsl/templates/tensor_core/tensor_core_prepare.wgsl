@@ -4,10 +4,15 @@
 //   in f32);   P = (Q Kᵀ) ⊙ M;   W¹ = T X¹;   Ũ = T Y.
 // Writes, in f16 with rows of CMAX (zero above the diagonal blocks and past the chunk): m_half = M,
 // km_half = KK ⊙ M⁻, t_half = T and p_half = 16 P (q_half carries 16); w_half = σ_β W¹ (x_half
-// carries σ_β) in f16 and u_tilde = Ũ in f32. Once T is in f16, `solve` stages the products.
+// carries σ_β) in f16 and u_tilde = Ũ in f32. The steps are few and wide, since a chunk's work is a
+// chain of them: both products of a block pair share their loads of K, the element-wise step reads
+// them from workgroup memory only, and T is lower, so W¹ and Ũ stop at a row's diagonal block.
 // Grid: folded, chunk slots · nv workgroups.
 
 var<workgroup> t_local: array<f16, CMAX * CMAX>;
+
+// W¹'s staging (GK blocks an owner) fits in `solve`, free once T is in t_local.
+const_assert OWNERS * GK * BLOCK_ELEMENTS <= CMAX * CMAX;
 
 fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     tensor_core_enter(subgroup);
@@ -20,42 +25,59 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     let square = head_rows() * CMAX;
     let pairs = nb * (nb + 1u) / 2u;
 
-    // K Kᵀ on and below the diagonal into `solve`, zero elsewhere.
-    for (var e = tid; e < CMAX * CMAX; e = e + THREADS) {
-        solve[e] = 0.0;
-    }
-    workgroupBarrier();
+    // K Kᵀ and 16 Q Kᵀ of every lower pair of blocks: K Kᵀ in place in `solve`, 16 Q Kᵀ transposed,
+    // in the block above the diagonal (a diagonal block's: in the rows past CMAX), so that solve[s][t]
+    // holds 16 q_t·k_s for s < t.
     for (var round = 0u; round < rounds(pairs); round = round + 1u) {
         let pair = lower_pair(owned(owner, round, pairs));
-        var acc = Acc();
+        var kk = Acc();
+        var qk = Acc();
         for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {
-            let a = coopLoadT<OperandA>(&k_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
             let b = coopLoad<OperandB>(&k_half[key + pair.y * BLOCK * DK + kb * BLOCK], DK);
-            acc = coopMultiplyAdd(a, b, acc);
+            let ak = coopLoadT<OperandA>(&k_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
+            let aq = coopLoadT<OperandA>(&q_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
+            kk = coopMultiplyAdd(ak, b, kk);
+            qk = coopMultiplyAdd(aq, b, qk);
         }
-        coopStoreT(acc, &solve[pair.x * BLOCK * CMAX + pair.y * BLOCK], CMAX);
+        coopStoreT(kk, &solve[pair.x * BLOCK * CMAX + pair.y * BLOCK], CMAX);
+        let qk_row = select(pair.y * BLOCK, CMAX, pair.x == pair.y);
+        coopStore(qk, &solve[qk_row * CMAX + pair.x * BLOCK], CMAX);
     }
     workgroupBarrier();
 
-    // M, KK ⊙ M⁻ and A = diag(β) (KK ⊙ M⁻) in place; the solve runs over CMAX × CMAX with A zero
-    // past the chunk.
+    // M, KK ⊙ M⁻ and P of every element on or below the diagonal and of its transpose above (zero),
+    // by one invocation, so that it alone reads and writes both; A = diag(β) (KK ⊙ M⁻) in place, zero
+    // above the diagonal and past the chunk.
     for (var e = tid; e < CMAX * CMAX; e = e + THREADS) {
         let t = e / CMAX;
         let s = e % CMAX;
+        if (s > t) {
+            continue;
+        }
         var a = 0.0;
         if (t < c) {
-            let m = decay_lower(t, s);
+            let m = exp(span(s, t));
+            let qk = solve[select(s, CMAX + s % BLOCK, t / BLOCK == s / BLOCK) * CMAX + t];
             var km = 0.0;
             if (s < t) {
                 km = m * solve[e];
             }
             m_half[square + e] = f16(m);
             km_half[square + e] = f16(km);
+            p_half[square + e] = f16(m * qk);
             a = rec_beta(t) * km;
+        }
+        if (s < t) {
+            if (s < c) {
+                let above = square + s * CMAX + t;
+                m_half[above] = f16(0.0);
+                km_half[above] = f16(0.0);
+                p_half[above] = f16(0.0);
+            }
+            solve[s * CMAX + t] = 0.0;
         }
         solve[e] = a;
     }
-    storageBarrier();
     workgroupBarrier();
     solve_inverse(tid);
     for (var e = tid; e < CMAX * CMAX; e = e + THREADS) {
@@ -67,32 +89,7 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     }
     workgroupBarrier();
 
-    // P = (16 Q Kᵀ) ⊙ M on and below the diagonal, staged; zero above.
-    for (var round = 0u; round < rounds(pairs); round = round + 1u) {
-        let pair = lower_pair(owned(owner, round, pairs));
-        var acc = Acc();
-        for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {
-            let a = coopLoadT<OperandA>(&q_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
-            let b = coopLoad<OperandB>(&k_half[key + pair.y * BLOCK * DK + kb * BLOCK], DK);
-            acc = coopMultiplyAdd(a, b, acc);
-        }
-        coopStoreT(acc, &solve[owner * BLOCK_ELEMENTS], BLOCK);
-        workgroupBarrier();
-        for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            let op = lower_pair(owned(ow, round, pairs));
-            let at = square + (op.x * BLOCK + tid / BLOCK) * CMAX + op.y * BLOCK + tid % BLOCK;
-            p_half[at] = f16(f32(m_half[at]) * solve[ow * BLOCK_ELEMENTS + tid]);
-        }
-        workgroupBarrier();
-    }
-    for (var e = tid; e < c * CMAX; e = e + THREADS) {
-        if ((e % CMAX) / BLOCK > (e / CMAX) / BLOCK) {
-            p_half[square + e] = f16(0.0);
-        }
-    }
-
-    // W¹ = T X¹ by groups of GK blocks of a block row, staged and rounded to f16. T is lower, so
-    // the depth past a row's diagonal block adds zeros.
+    // W¹ = T X¹ by groups of GK blocks of a block row, staged in `solve` and rounded to f16.
     let head = head_rows() * DK;
     let k_groups = groups_across(DK, GK);
     let w_units = nb * k_groups;
@@ -101,7 +98,7 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
         let row = unit / k_groups;
         let col = (unit % k_groups) * GK;
         var acc: array<Acc, GK>;
-        for (var kb = 0u; kb < nb; kb = kb + 1u) {
+        for (var kb = 0u; kb <= row; kb = kb + 1u) {
             let a = coopLoadT<OperandA>(&t_local[row * BLOCK * CMAX + kb * BLOCK], CMAX);
             for (var g = 0u; g < GK; g = g + 1u) {
                 let b = coopLoadT<OperandB>(&x_half[head + kb * BLOCK * DK + (col + g) * BLOCK], DK);
@@ -109,16 +106,17 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
             }
         }
         for (var g = 0u; g < GK; g = g + 1u) {
-            coopStoreT(acc[g], &solve[owner * BLOCK_ELEMENTS], BLOCK);
-            workgroupBarrier();
-            for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-                let ou = owned(ow, round, w_units);
-                let r = (ou / k_groups) * BLOCK + tid / BLOCK;
-                let i = ((ou % k_groups) * GK + g) * BLOCK + tid % BLOCK;
-                w_half[head + r * DK + i] = f16(solve[ow * BLOCK_ELEMENTS + tid]);
-            }
-            workgroupBarrier();
+            coopStoreT(acc[g], &solve[(owner * GK + g) * BLOCK_ELEMENTS], BLOCK);
         }
+        workgroupBarrier();
+        for (var e = tid; e < OWNERS * GK * BLOCK_ELEMENTS; e = e + THREADS) {
+            let ou = owned(e / (GK * BLOCK_ELEMENTS), round, w_units);
+            let g = (e / BLOCK_ELEMENTS) % GK;
+            let r = (ou / k_groups) * BLOCK + (e % BLOCK_ELEMENTS) / BLOCK;
+            let i = ((ou % k_groups) * GK + g) * BLOCK + e % BLOCK;
+            w_half[head + r * DK + i] = f16(solve[e]);
+        }
+        workgroupBarrier();
     }
 
     // Ũ = T Y, unscaled in f32 and stored as it is.
@@ -131,7 +129,7 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
         let row = unit / v_groups;
         let col = (unit % v_groups) * GV;
         var acc: array<Acc, GV>;
-        for (var kb = 0u; kb < nb; kb = kb + 1u) {
+        for (var kb = 0u; kb <= row; kb = kb + 1u) {
             let a = coopLoadT<OperandA>(&t_local[row * BLOCK * CMAX + kb * BLOCK], CMAX);
             for (var g = 0u; g < GV; g = g + 1u) {
                 let b = coopLoadT<OperandB>(&y_half[values + kb * BLOCK * DV + (col + g) * BLOCK], DV);
