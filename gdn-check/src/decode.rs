@@ -125,17 +125,27 @@ fn to_f64(values: &[f32]) -> Vec<f64> {
     values.iter().map(|&v| f64::from(v)).collect()
 }
 
+/// Whether [`run`] times the decode step after checking it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing {
+    /// Check only.
+    Untimed,
+    /// Check, then time a step of every sequence at once in steady state.
+    SteadyState,
+}
+
 /// Runs `schedule` for `config` on inputs drawn from `seed`: through the decoder step by step
 /// (the output poisoned with NaN before every step, unused slots holding NaN), through a tape in
-/// one call, and through the reference on the first `reference_sequences` sequences; `timed`
-/// then times a step of every sequence at once in steady state ([`steady_times`]).
+/// one call, and through the reference on the first `reference_sequences` sequences; with
+/// [`Timing::SteadyState`], then times a step of every sequence at once in steady state
+/// ([`steady_times`]).
 pub fn run(
     ctx: &Context,
     config: &LayerConfig,
     schedule: &Schedule,
     seed: u64,
     reference_sequences: usize,
-    timed: bool,
+    timing: Timing,
 ) -> Result<Outcome, String> {
     schedule.validate()?;
     let err = |e: gdn_train::Error| e.to_string();
@@ -272,12 +282,12 @@ pub fn run(
     add("out", "gdn-ref", &out[..cu[k] * v], want.out.iter().copied().collect());
     add("hT", "gdn-ref", &ht[..k * state_len], want.ht.iter().copied().collect());
     add("conv_state", "gdn-ref", &conv_state[..k * window_len], want.conv_state.iter().copied().collect());
-    let (times, back_to_back) = match timed {
-        true => {
+    let (times, back_to_back) = match timing {
+        Timing::SteadyState => {
             let (times, clock, back_to_back) = steady_times(ctx, &decoder, schedule).map_err(err)?;
             (Some((times, clock)), Some(back_to_back))
         }
-        false => (None, None),
+        Timing::Untimed => (None, None),
     };
     Ok(Outcome { kernel: decoder.kernel(), steps: decoded, errors, times, back_to_back })
 }
@@ -289,16 +299,15 @@ type SteadyTimes = (Vec<Duration>, Clock, (Duration, usize));
 /// Steps timed after the check, with every sequence at once.
 const TIMED_STEPS: usize = 200;
 /// The most steps a back-to-back timing records in one compute pass (fewer where a pass would
-/// take more than 50 ms: a software adapter's).
+/// take longer than a twentieth of a second: a software adapter's).
 pub const BACK_TO_BACK: usize = 100;
 /// The most back-to-back passes timed (fewer past half a second).
 pub const BACK_TO_BACK_PASSES: usize = 20;
 
 /// The device time of a step of `schedule.sequences` sequences in steady state, on the inputs left
 /// in the decoder (the pool's states change; the check is done by then): back-to-back steps for
-/// half a second first, because an idle GPU runs its first dispatches at low clocks (the H200's
-/// 64-sequence step measured 330 to 1 130 µs when each step was timed as the check ran, between
-/// host round trips), then [`TIMED_STEPS`] steps timed one at a time (each a pass of its own between
+/// half a second first, because an idle GPU runs its first dispatches at low clocks (a step timed
+/// as the check ran, between host round trips, ran several times slower than in steady state), then [`TIMED_STEPS`] steps timed one at a time (each a pass of its own between
 /// host round trips: a step's latency), then [`BACK_TO_BACK_PASSES`] passes of [`BACK_TO_BACK`]
 /// steps (a step's share of a stream of them, as an engine records many layers' steps).
 fn steady_times(ctx: &Context, decoder: &Decoder, schedule: &Schedule) -> Result<SteadyTimes, gdn_train::Error> {

@@ -1,9 +1,9 @@
 //! `gdn-check decode`: a preset's layer run over `N` sequences a step at a time through the
-//! decoder, checked against the one-shot forward and the reference ([`crate::decode`]), with the
+//! decoder, checked against the one-shot forward and the reference ([`gdn_check::decode`]), with the
 //! median device time of a step and the state bandwidth it implies.
 
-use crate::decode::{Schedule, run};
 use crate::presets::LayerArgs;
+use gdn_check::decode::{Schedule, Timing, run};
 use gdn_train::Context;
 
 /// Arguments of `gdn-check decode`.
@@ -51,7 +51,7 @@ pub fn command(ctx: &Context, args: &DecodeArgs) -> Result<bool, String> {
         state_bytes / f64::from(1 << 20)
     );
     let schedule = Schedule::lockstep(args.sequences, args.steps, args.tokens);
-    let outcome = run(ctx, &config, &schedule, args.seed, args.reference_sequences, true)?;
+    let outcome = run(ctx, &config, &schedule, args.seed, args.reference_sequences, Timing::SteadyState)?;
     println!("kernel: {}", outcome.kernel.name());
     println!(
         "\ndecoded against the one-shot forward (all {} sequences) and gdn-ref (the first {}):",

@@ -3,10 +3,11 @@
 //! A [`Case`] is one layer, batch and input regime; [`Case::run`] draws the spec's inputs, runs
 //! forward and backward on the device (outputs poisoned with NaN first, so an unwritten element
 //! fails) and on the reference, and returns a [`Report`]: the relative RMS error of every tensor
-//! against its bar. [`fuzz`] draws cases with proptest and shrinks failures; [`presets`] holds
-//! the real layer shapes; [`decode`] checks the decode step against the
-//! one-shot forward; [`recall`] trains a small model through the layer. The binary `gdn-check` is
-//! the command a newcomer runs first.
+//! against its bar. [`fuzz`] draws cases with proptest and shrinks failures; [`soak`] runs them
+//! for a while; [`layer_call`] and [`spot_check`] run a whole batch and check spots of it;
+//! [`decode`] checks the decode step against the one-shot forward; [`recall`] trains a small model
+//! through the layer. The binary `gdn-check` is the command a newcomer runs first; its options and
+//! printing live in the binary, not here.
 //!
 //! ```no_run
 //! use gdn_check::Case;
@@ -29,26 +30,17 @@
 //! assert!(report.passes());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
-// No unsafe code, except the raw Vulkan calls of `kernel_stats` (a diagnostic that opens its own
-// device, which wgpu cannot do for it).
 #![deny(unsafe_code)]
 
 mod case;
 pub mod chart_font;
 pub mod decode;
-pub mod decode_command;
 pub mod engine_arena;
 pub mod fuzz;
-#[allow(unsafe_code)]
-pub mod kernel_stats;
 pub mod layer_call;
-pub mod presets;
 pub mod recall;
-mod recall_chart;
-pub mod recall_command;
 mod report;
 pub mod soak;
-pub mod soak_command;
 pub mod spot_check;
 
 pub use case::{Case, CaseError, DeviceResults, Draw, Expected, bar};
@@ -105,5 +97,6 @@ pub fn engine_device(
     let descriptor =
         wgpu::DeviceDescriptor { required_limits: limits(adapter.limits()), ..wgpu::DeviceDescriptor::default() };
     let (device, queue) = pollster::block_on(adapter.request_device(&descriptor)).expect("an engine's device");
-    (gdn_train::Context::from_wgpu(&adapter, device.clone(), queue.clone(), true), device, queue)
+    let ctx = gdn_train::Context::from_wgpu(&adapter, device.clone(), queue.clone(), gdn_train::BoundsChecks::On);
+    (ctx, device, queue)
 }

@@ -1,21 +1,45 @@
 //! `gdn-check`: the command a newcomer runs first.
 //!
 //! - `gdn-check run`: runs the layer forward and backward on the chosen adapter at a real layer
-//!   shape, compares every tensor with the f64 reference (on a sample of sequences when the whole
-//!   batch would be slow on the CPU), and prints the errors against their bars and device times.
+//!   shape, compares every tensor with the f64 reference (on a sample of sequences and heads when
+//!   the whole batch would be slow on the CPU), and prints the errors against their bars and
+//!   device times (`--profile`: per kernel; `--plan-only`: only the windows and device memory).
 //! - `gdn-check fuzz`: a shape-fuzzing campaign against the reference, with a progress bar.
 //! - `gdn-check decode`: the decode step over many sequences, token by token, against the one-shot
 //!   forward and the reference, and its device time.
+//! - `gdn-check soak`: random shapes for a while, each checked against the reference and a
+//!   bitwise repeat on a fresh tape, with host and device memory.
+//! - `gdn-check kernel-stats`: what the Vulkan driver reports of each compiled kernel (registers,
+//!   spills, shared memory), where it offers `VK_KHR_pipeline_executable_properties`.
+//! - `gdn-check recall`: trains a small model on associative recall through the layer.
+//!
+//! `--family`, `--precision`, `--storage` and `--preset` take the values `--help` lists
+//! ([`cli`]). The checks themselves are the library's (`gdn_check`); the modules here hold only
+//! each command's options and what it prints.
+
+// No unsafe code, except the raw Vulkan calls of `kernel_stats` (a diagnostic that opens its own
+// device, which wgpu cannot do for it).
+#![deny(unsafe_code)]
+
+mod cli;
+mod decode_command;
+#[allow(unsafe_code)]
+mod kernel_stats;
+mod presets;
+mod recall_chart;
+mod recall_command;
+mod soak_command;
 
 use clap::{Args, Parser, Subcommand};
+use cli::{FamilyChoice, PrecisionArg, SpaceArgs, StorageArg};
 use gdn_check::Case;
-use gdn_check::fuzz::{SpaceArgs, campaign};
+use gdn_check::fuzz::campaign;
 use gdn_check::layer_call::LayerCall;
-use gdn_check::presets::LayerArgs;
 use gdn_check::spot_check::Spots;
 use gdn_ref::Batch;
 use gdn_ref::sample::Regime;
-use gdn_train::{Context, Family, Pass, Precision};
+use gdn_train::{Context, Family, Pass, Precision, Storage, TapeOptions};
+use presets::LayerArgs;
 use std::io::IsTerminal;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -34,13 +58,13 @@ enum Command {
     /// Fuzz shapes against the reference; failures shrink and are persisted as regressions.
     Fuzz(FuzzArgs),
     /// Decode sequences a step at a time, compare with the one-shot forward, time a step.
-    Decode(gdn_check::decode_command::DecodeArgs),
+    Decode(decode_command::DecodeArgs),
     /// Random shapes forward and backward for a while: bars, bitwise repeats, memory.
-    Soak(gdn_check::soak_command::SoakArgs),
+    Soak(soak_command::SoakArgs),
     /// The Vulkan driver's statistics of each compiled kernel: registers, spills, shared memory.
-    KernelStats(gdn_check::kernel_stats::KernelStatsArgs),
+    KernelStats(kernel_stats::KernelStatsArgs),
     /// Train a small model on associative recall through the layer: loss and accuracy as it learns.
-    Recall(gdn_check::recall_command::RecallArgs),
+    Recall(recall_command::RecallArgs),
 }
 
 #[derive(Args)]
@@ -53,22 +77,21 @@ struct RunArgs {
     /// Tokens per sequence (T).
     #[arg(long, default_value_t = 64)]
     seq: usize,
-    /// Kernel family of the delta rule: auto (the one the tape picks for the batch), recurrent or
-    /// chunked.
-    #[arg(long, default_value = "auto")]
-    family: String,
+    /// Kernel family of the delta rule (its knob: --checkpoint-interval or --chunk).
+    #[arg(long, value_enum, default_value_t = FamilyChoice::Auto)]
+    family: FamilyChoice,
     /// Steps between state checkpoints (recurrent family).
     #[arg(long, default_value_t = 32)]
     checkpoint_interval: usize,
     /// Tokens per chunk (chunked family).
     #[arg(long, default_value_t = 64)]
     chunk: usize,
-    /// Precision of the chunked family's matrix products: f32 or tensor-core.
-    #[arg(long, default_value = "f32")]
-    precision: String,
-    /// Storage of the activations and their gradients: f32, bf16 or f16.
-    #[arg(long, default_value = "f32")]
-    storage: String,
+    /// Precision of the chunked family's matrix products.
+    #[arg(long, value_enum, default_value_t = PrecisionArg(Precision::F32))]
+    precision: PrecisionArg,
+    /// Storage of the activations and their gradients.
+    #[arg(long, value_enum, default_value_t = StorageArg(Storage::F32))]
+    storage: StorageArg,
     /// Start from a random initial state and feed a random dhT.
     #[arg(long)]
     state: bool,
@@ -107,35 +130,32 @@ struct FuzzArgs {
     space: SpaceArgs,
 }
 
-fn precision(name: &str) -> Result<Precision, String> {
-    Precision::named(name).ok_or_else(|| format!("unknown precision {name:?}; precisions: f32, tensor-core"))
-}
-
 /// The family a `run` asks for, with its knob, or the one a tape picks for the batch (`auto`); the
 /// tape checks the knob, then fits it to the sequences.
 fn family(args: &RunArgs, ctx: &Context) -> Result<Family, String> {
-    match Family::named(&args.family) {
-        Some(Family::Recurrent { .. }) => Ok(Family::Recurrent { checkpoint_interval: args.checkpoint_interval }),
-        Some(Family::Chunked { .. }) => Ok(Family::Chunked { chunk: args.chunk }),
-        Some(other) => Ok(other),
-        None if args.family == "auto" => {
-            let precision = precision(&args.precision)?;
+    Ok(match args.family {
+        FamilyChoice::Named(Family::Recurrent { .. }) => {
+            Family::Recurrent { checkpoint_interval: args.checkpoint_interval }
+        }
+        FamilyChoice::Named(Family::Chunked { .. }) => Family::Chunked { chunk: args.chunk },
+        FamilyChoice::Named(other) => other,
+        FamilyChoice::Auto => {
             let config = args.layer.resolve()?.1;
             let offsets: Vec<usize> = (0..=args.batch).map(|n| n * args.seq).collect();
-            Ok(ctx.picked_family_for_batch(&config, &offsets, true, precision))
+            let options = TapeOptions { precision: args.precision.0, ..TapeOptions::default() };
+            ctx.picked_family_for_batch(&config, &offsets, &options)
         }
-        None => Err(format!("unknown family {:?}; families: auto, recurrent, chunked", args.family)),
-    }
+    })
 }
 
 fn main() -> ExitCode {
     let result = match Cli::parse().command {
         Command::Run(args) => run(&args),
         Command::Fuzz(args) => fuzz(&args),
-        Command::Decode(args) => context().and_then(|ctx| gdn_check::decode_command::command(&ctx, &args)),
-        Command::Soak(args) => context().and_then(|ctx| gdn_check::soak_command::command(&ctx, &args)),
-        Command::KernelStats(args) => gdn_check::kernel_stats::command(&args),
-        Command::Recall(args) => context().and_then(|ctx| gdn_check::recall_command::command(&ctx, &args)),
+        Command::Decode(args) => context().and_then(|ctx| decode_command::command(&ctx, &args)),
+        Command::Soak(args) => context().and_then(|ctx| soak_command::command(&ctx, &args)),
+        Command::KernelStats(args) => kernel_stats::command(&args),
+        Command::Recall(args) => context().and_then(|ctx| recall_command::command(&ctx, &args)),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -165,7 +185,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         }
     }
     let (preset, config) = args.layer.resolve()?;
-    let precision = precision(&args.precision)?;
+    let precision = args.precision.0;
     let ctx = context()?;
     let family = family(args, &ctx)?;
     println!(
@@ -180,7 +200,11 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         args.batch,
         args.seq,
         family.fitted(args.seq, precision),
-        if args.family == "auto" { "picked by the tape, fitted to the batch" } else { "fitted to the batch" },
+        if args.family == FamilyChoice::Auto {
+            "picked by the tape, fitted to the batch"
+        } else {
+            "fitted to the batch"
+        },
         precision.name()
     );
 
@@ -194,8 +218,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         regime: Regime::Typical,
         family,
         precision,
-        storage: gdn_train::Storage::named(&args.storage)
-            .ok_or_else(|| format!("unknown storage {:?}; storages: f32, bf16, f16", args.storage))?,
+        storage: args.storage.0,
         seed: args.seed,
     };
     gdn_check::layer_call::check_memory(&ctx, &whole)?;
@@ -337,7 +360,7 @@ const PROGRESS_EVERY: u32 = 25;
 
 fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     let ctx = context()?;
-    let space = args.space.space()?;
+    let space = args.space.space();
     println!("fuzzing {} cases (seed {}, {} jobs) over {space:?}", args.cases, args.space.seed, args.jobs);
     let bar = indicatif::ProgressBar::new(u64::from(args.cases));
     bar.set_style(

@@ -23,12 +23,18 @@ pub const PRESETS: [Preset; 4] = [
     Preset { name: "qwen3.5-large", models: "Qwen3.5-122B, Qwen3.5-397B", nk: 16, nv: 64 },
 ];
 
-impl Preset {
-    /// The preset called `name`.
-    pub fn named(name: &str) -> Option<Preset> {
-        PRESETS.into_iter().find(|p| p.name == name)
+/// `--preset`: spelt by its name, its models in `--help`.
+impl clap::ValueEnum for Preset {
+    fn value_variants<'a>() -> &'a [Self] {
+        &PRESETS
     }
 
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(clap::builder::PossibleValue::new(self.name).help(self.models))
+    }
+}
+
+impl Preset {
     /// Its layer: `dk = dv = 128`, `kk = 4`, RMSNorm ε 1e-6.
     pub fn config(&self) -> LayerConfig {
         LayerConfig::new(self.nk, self.nv, 128, 128, 4).expect("presets are valid")
@@ -38,9 +44,9 @@ impl Preset {
 /// The layer-shape options the commands share: a preset, and overrides of its sizes.
 #[derive(Debug, clap::Args)]
 pub struct LayerArgs {
-    /// Layer shape: qwen3.5-small, qwen3-next, qwen3.5-27b, qwen3.5-large.
-    #[arg(long, default_value = "qwen3-next")]
-    preset: String,
+    /// Layer shape.
+    #[arg(long, value_enum, default_value = "qwen3-next")]
+    preset: Preset,
     /// Override the preset's key heads.
     #[arg(long)]
     nk: Option<usize>,
@@ -61,9 +67,7 @@ pub struct LayerArgs {
 impl LayerArgs {
     /// The preset named, and its layer with the overrides applied (checked).
     pub fn resolve(&self) -> Result<(Preset, LayerConfig), String> {
-        let preset = Preset::named(&self.preset).ok_or_else(|| {
-            format!("unknown preset {:?}; presets: {}", self.preset, PRESETS.map(|p| p.name).join(", "))
-        })?;
+        let preset = self.preset;
         let base = preset.config();
         let config = LayerConfig::new(
             self.nk.unwrap_or(base.nk),

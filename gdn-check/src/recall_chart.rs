@@ -1,8 +1,8 @@
 //! The recall model's learning curves drawn to a PNG: loss above, accuracy below with chance marked,
-//! against the training step (text where a font is found, `crate::chart_font`).
+//! against the training step (text where a font is found, `gdn_check::chart_font`).
 
-use crate::chart_font;
-use crate::recall::StepRecord;
+use gdn_check::chart_font;
+use gdn_check::recall::StepRecord;
 use plotters::prelude::*;
 use std::path::Path;
 

@@ -1,9 +1,9 @@
-//! `gdn-check recall`: trains the associative-recall model ([`crate::recall`]) and prints its loss
+//! `gdn-check recall`: trains the associative-recall model ([`gdn_check::recall`]) and prints its loss
 //! and accuracy as it learns, then the accuracy on a held-out batch against chance; `--chart` draws
 //! the curves to a PNG.
 
-use crate::recall::{RecallConfig, StepRecord, train};
 use clap::Args;
+use gdn_check::recall::{RecallConfig, StepRecord, train};
 use gdn_train::Context;
 use std::path::PathBuf;
 use std::time::Instant;

@@ -1,7 +1,7 @@
-//! The `gdn-check soak` command: its options, and the summary it prints of [`crate::soak::soak`].
+//! The `gdn-check soak` command: its options, and the summary it prints of [`gdn_check::soak::soak`].
 
-use crate::fuzz::SpaceArgs;
-use crate::soak::{Memory, soak};
+use crate::cli::SpaceArgs;
+use gdn_check::soak::{Memory, soak};
 use gdn_train::Context;
 use std::time::Duration;
 
@@ -29,7 +29,7 @@ pub fn command(ctx: &Context, args: &SoakArgs) -> Result<bool, String> {
     if !(args.minutes.is_finite() && args.minutes >= 0.0) {
         return Err(format!("--minutes {} must be a non-negative number", args.minutes));
     }
-    let space = args.space.space()?;
+    let space = args.space.space();
     println!("soaking for {} min (seed {}) over {space:?}", args.minutes, args.space.seed);
     let budget = Duration::from_secs_f64(args.minutes * 60.0);
     let result = soak(ctx, &space, args.space.seed, budget, |n, case| {

@@ -1,7 +1,7 @@
 //! The `gdn-check` command on bad arguments and environments: a one-line message naming what was
 //! wrong and exit status 2 — never a panic (status 101) — and nothing run before the check.
 //! `GDN_CHECK_BIN` names the binary where it is not where cargo built it (a GPU machine running
-//! the bundled test binaries: `bench/h200.sh tests`).
+//! the bundled test binaries: `bench/side_by_side.sh tests`).
 
 use std::process::{Command, Output};
 

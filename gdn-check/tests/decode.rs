@@ -9,7 +9,7 @@
 //! the device has it (ignored elsewhere, saying why). Then the typed refusals of bad steps, which
 //! write nothing.
 
-use gdn_check::decode::{Schedule, run};
+use gdn_check::decode::{Schedule, Timing, run};
 use gdn_ref::LayerConfig;
 use gdn_train::{Context, DecodeCapacity, Decoder, Error, Kernel, Params, SlotState, StatePool, decode_kernel};
 
@@ -44,7 +44,7 @@ fn check(config: LayerConfig, schedule: &Schedule, seed: u64) -> usize {
 }
 
 fn check_on(ctx: &Context, kernel: Kernel, config: LayerConfig, schedule: &Schedule, seed: u64) -> usize {
-    let outcome = run(ctx, &config, schedule, seed, 3, false).expect("decode run");
+    let outcome = run(ctx, &config, schedule, seed, 3, Timing::Untimed).expect("decode run");
     println!("{}: {config:?}, T = {}: {} steps\n{}", kernel.name(), schedule.tokens, outcome.steps, outcome.table());
     assert_eq!(outcome.kernel, kernel);
     assert!(outcome.passes(), "over the bar:\n{}", outcome.table());

@@ -183,7 +183,7 @@ fn gate_extremes() {
 /// Every hand-picked case with the chunked family's products on tensor cores (f16 operands, f32
 /// accumulation and state), at the tensor-core bars; gradients in the extreme gate regimes are
 /// reported, not judged. Needs wgpu's EXPERIMENTAL_COOPERATIVE_MATRIX (16×16×16 f16 → f32) and SHADER_F16: run it
-/// where the adapter has them (`--ignored`; the H200 suite in bench/h200.sh does); elsewhere it fails
+/// where the adapter has them (`--ignored`; the GPU suite, `bench/side_by_side.sh tests`, does); elsewhere it fails
 /// naming the missing feature.
 #[test]
 #[ignore = "needs EXPERIMENTAL_COOPERATIVE_MATRIX (16x16x16 f16) and SHADER_F16: run with --ignored on such an adapter"]

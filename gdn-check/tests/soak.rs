@@ -4,13 +4,13 @@
 
 use gdn_check::fuzz::Space;
 use gdn_check::soak::soak;
-use gdn_train::Context;
+use gdn_train::{Context, Family};
 use std::time::Duration;
 
 #[test]
 fn rounds_pass_repeat_bitwise_and_free_their_device_buffers() {
     let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
-    let space = Space::for_options(true, "recurrent", "f32").unwrap();
+    let space = Space { families: vec![Family::recurrent()], ..Space::quick() };
     let result = soak(&ctx, &space, 5, Duration::from_secs(10), |_, _| {});
     assert!(result.rounds >= 2, "{} rounds", result.rounds);
     assert!(result.passed(), "failures {:?}, not repeatable {:?}", result.failures, result.nondeterministic);

@@ -1,8 +1,12 @@
 //! The device context: adapter choice, device creation with the adapter's own limits, and the
 //! cache of compiled pipelines shared by every tape on the device.
+//!
+//! The device rules a caller meets are documented on the items they concern: storage buffers per
+//! stage on [`Context`], subgroups on [`Context::has_wide_subgroups`], tensor cores on
+//! [`Context::supports`], the family a tape picks on [`Context::picked_family_for_batch`].
 
 use crate::pipelines::PipelineCache;
-use crate::{Error, Family, LayerConfig, Precision, Result};
+use crate::{Error, Family, LayerConfig, Precision, Result, TapeOptions};
 use std::sync::Arc;
 
 /// How to choose the adapter and compile the kernels. [`ContextOptions::from_env`] reads
@@ -14,10 +18,8 @@ pub struct ContextOptions {
     pub backends: Option<wgpu::Backends>,
     /// Keep only adapters whose name contains this, ignoring case.
     pub adapter_name: Option<String>,
-    /// Let naga guard every buffer access of the kernels (on by default). Off, an out-of-bounds
-    /// access would be undefined behaviour; the kernels index only within the buffers a tape
-    /// sizes for them, which the device test suite and the fuzzer check on every shape they draw.
-    pub bounds_checks: bool,
+    /// Whether naga guards every buffer access of the kernels ([`BoundsChecks::On`] by default).
+    pub bounds_checks: BoundsChecks,
     /// Request the device with at most this many storage buffers per shader stage (the adapter's
     /// own limit when `None` or larger): a tape then lays out its passes as on a device that binds
     /// no more, keeping apart the parts of the kernels that would bind more (`gdn_wgsl::plan`).
@@ -26,8 +28,23 @@ pub struct ContextOptions {
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        Self { backends: None, adapter_name: None, bounds_checks: true, max_storage_buffers: None }
+        Self { backends: None, adapter_name: None, bounds_checks: BoundsChecks::On, max_storage_buffers: None }
     }
+}
+
+/// Whether naga guards every buffer access of the kernels.
+///
+/// Off, an out-of-bounds access would be undefined behaviour. The kernels index only within the
+/// buffers a tape sizes for them, which the device test suite and the fuzzer check on every shape
+/// they draw. Turning the checks off makes the backward a little faster (`GDN_BOUNDS_CHECKS=0`;
+/// see BENCHMARKS.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BoundsChecks {
+    /// Every buffer access guarded (the default).
+    #[default]
+    On,
+    /// No guard: for a caller that trusts the kernels' indexing.
+    Off,
 }
 
 impl ContextOptions {
@@ -37,13 +54,41 @@ impl ContextOptions {
         Self {
             backends: wgpu::Backends::from_env(),
             adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok(),
-            bounds_checks: std::env::var("GDN_BOUNDS_CHECKS").map_or(true, |v| v != "0"),
+            bounds_checks: match std::env::var("GDN_BOUNDS_CHECKS") {
+                Ok(v) if v == "0" => BoundsChecks::Off,
+                _ => BoundsChecks::On,
+            },
             max_storage_buffers: std::env::var("GDN_MAX_STORAGE_BUFFERS").ok().and_then(|v| v.trim().parse().ok()),
         }
     }
 }
 
 /// A device and queue, with the pipeline cache. Cheap to clone: clones share everything.
+///
+/// # Storage buffers per stage
+///
+/// WebGPU's and wgpu's default limit is 8 storage buffers per shader stage. Adapters offer more
+/// (SwiftShader 10, desktop Vulkan drivers far more), and [`Context::new`] asks for what the
+/// adapter offers. Kernels that bind more than 8:
+///
+/// | kernel | storage buffers | where the device binds fewer |
+/// | --- | --- | --- |
+/// | `qk_norm_backward`, `chunk_state_backward` | 9 | refused |
+/// | `chunk_grad` | 10 | refused |
+/// | `recurrence_backward_columns` | 11 | refused |
+/// | `recurrence_backward` | 12 | refused |
+/// | `conv_backward_input_sums` | 12 | its parts: `conv_backward_input`, `column_sums_partial` |
+/// | `conv_qk_norm_gates_products_forward` | 13 | its parts: `conv_forward` (6), `qk_norm_gates_products_forward` (8) |
+/// | `qk_norm_conv_backward` | 13 | its parts: `qk_norm_backward`, `conv_backward_pre` |
+/// | `conv_backward_input_totals` | 15 | its parts: `conv_backward_input_sums`, `column_sums_finish` |
+/// | the tensor-core kernels | 10 to 18 | refused |
+///
+/// The plan takes a fused kernel only where the device allows what it binds, else its parts
+/// (`gdn_wgsl::plan`). `GDN_MAX_STORAGE_BUFFERS=n` ([`ContextOptions::max_storage_buffers`]) lays
+/// the layer out as such a device would. So on a WebGPU adapter with 10, the chunked family in f32
+/// runs forward and backward and the recurrent family's backward does not. On a device made with
+/// the default 8 ([`Context::from_wgpu`]), a kernel over it is refused with [`Error::Limit`]
+/// naming `max_storage_buffers_per_shader_stage`.
 #[derive(Clone)]
 pub struct Context {
     inner: Arc<Inner>,
@@ -53,7 +98,7 @@ struct Inner {
     device: wgpu::Device,
     queue: wgpu::Queue,
     info: wgpu::AdapterInfo,
-    bounds_checks: bool,
+    bounds_checks: BoundsChecks,
     /// Whether the tensor-core kernels run here, or why not.
     tensor_cores: Result<()>,
     pipelines: PipelineCache,
@@ -150,7 +195,7 @@ impl Context {
             // SAFETY: the one experimental feature requested is cooperative matrices, and only when
             // the adapter offers the 16 × 16 × 16 f16 → f32 configuration the tensor-core kernels
             // use; those kernels are validated by naga at build time and checked against the f64
-            // reference on such a device (the H200 suite).
+            // reference on such a device (the GPU suite, `bench/side_by_side.sh tests`).
             experimental_features: unsafe { wgpu::ExperimentalFeatures::enabled() },
             ..Default::default()
         }))
@@ -159,15 +204,35 @@ impl Context {
     }
 
     /// A context on a device and queue the caller already owns (an engine's), made from `adapter`.
-    /// Nothing is requested: the f32 kernels need no feature, and a kernel whose needs pass the
-    /// device's limits (workgroup memory, storage buffers per stage, binding sizes) is refused
-    /// with an [`Error::Limit`] naming the limit when it is built, not before; timing falls back
-    /// to wall time without `TIMESTAMP_QUERY`. [`Precision::TensorCore`] is offered when the
-    /// adapter has the 16 × 16 × 16 f16 → f32 configuration and the device was created with
-    /// `EXPERIMENTAL_COOPERATIVE_MATRIX`, `SHADER_F16` and `SUBGROUP` ([`Context::supports`]
-    /// names what is missing). The caller keeps its own clones of `device` and `queue`; the layer
-    /// submits its work on this queue.
-    pub fn from_wgpu(adapter: &wgpu::Adapter, device: wgpu::Device, queue: wgpu::Queue, bounds_checks: bool) -> Self {
+    ///
+    /// Nothing is requested: the f32 kernels need no feature. A kernel whose needs pass the
+    /// device's limits (workgroup memory, storage buffers per stage, binding sizes) is refused with
+    /// an [`Error::Limit`] naming the limit when it is built, not before (see [`Context`] for the
+    /// kernels that bind more than wgpu's default 8 storage buffers). Timing falls back to wall
+    /// time without `TIMESTAMP_QUERY`.
+    ///
+    /// [`Precision::TensorCore`] is offered when the adapter has the 16 × 16 × 16 f16 → f32
+    /// configuration and the device was created with `EXPERIMENTAL_COOPERATIVE_MATRIX`,
+    /// `SHADER_F16` and `SUBGROUP` ([`Context::supports`] names what is missing). A device made
+    /// without `SUBGROUP` computes the row sums through workgroup memory
+    /// ([`Context::has_wide_subgroups`]).
+    ///
+    /// The caller keeps its own clones of `device` and `queue`; the layer submits its work on this
+    /// queue.
+    ///
+    /// ```no_run
+    /// # use gdn_train::wgpu;
+    /// # fn engine(adapter: &wgpu::Adapter, device: &wgpu::Device, queue: &wgpu::Queue) {
+    /// use gdn_train::{BoundsChecks, Context};
+    /// let ctx = Context::from_wgpu(adapter, device.clone(), queue.clone(), BoundsChecks::On);
+    /// # }
+    /// ```
+    pub fn from_wgpu(
+        adapter: &wgpu::Adapter,
+        device: wgpu::Device,
+        queue: wgpu::Queue,
+        bounds_checks: BoundsChecks,
+    ) -> Self {
         let info = adapter.get_info();
         let tensor_cores = tensor_core_support(adapter, &info).and_then(|()| {
             let missing = TENSOR_CORE_FEATURES - device.features();
@@ -186,7 +251,7 @@ impl Context {
         device: wgpu::Device,
         queue: wgpu::Queue,
         info: wgpu::AdapterInfo,
-        bounds_checks: bool,
+        bounds_checks: BoundsChecks,
         tensor_cores: Result<()>,
     ) -> Self {
         let pipelines = PipelineCache::default();
@@ -194,6 +259,13 @@ impl Context {
     }
 
     /// Whether the device computes in `precision`, or why not (naming the missing feature).
+    ///
+    /// [`Precision::F32`] runs everywhere. [`Precision::TensorCore`] needs wgpu's
+    /// `EXPERIMENTAL_COOPERATIVE_MATRIX` with the 16 × 16 × 16 f16 → f32 configuration,
+    /// `SHADER_F16`, `SUBGROUP`, and subgroups of at most 32 invocations. WebGPU has no
+    /// cooperative matrices. Elsewhere [`crate::Tape::new`] refuses it with [`Error::Unsupported`];
+    /// [`crate::UNADVERTISED_TENSOR_CORES`] offers it on an adapter that computes the configuration
+    /// without advertising it (Mesa 26's lavapipe, `dev/lavapipe-coop.sh`).
     pub fn supports(&self, precision: Precision) -> Result<()> {
         match precision {
             Precision::TensorCore => self.inner.tensor_cores.clone(),
@@ -217,31 +289,52 @@ impl Context {
     }
 
     /// True for a software rasteriser (lavapipe, WARP, SwiftShader): correct, but no GPU.
+    ///
+    /// Known limits of lavapipe, not of the kernels:
+    ///
+    /// - It computes wrong results, with no error, for a kernel invocation that loops more than
+    ///   65 535 times in all: gallivm's loop limiter (`LP_MAX_TGSI_LOOP_ITERATIONS`) is one counter
+    ///   per shader function, counting every iteration of every loop. Huge conv tap counts
+    ///   (`--kk 65537`) and very long checkpoint intervals of wide heads reach it; the test shapes
+    ///   stay far below.
+    /// - Mesa 22.3's lavapipe computes the one-workgroup recurrent backward
+    ///   (`recurrence_backward`) wrong past about 780 tokens of one sequence at `dk = dv = 128`
+    ///   (the NaN poison shows it; Mesa 26 computes it right). On that driver, long sequences of
+    ///   many heads take the chunked family; batches of few heads take the column-block backward,
+    ///   which it computes right.
     pub fn is_software(&self) -> bool {
         self.inner.info.device_type == wgpu::DeviceType::Cpu
     }
 
-    /// The family a tape on this context takes when its options name none ([`Family::picked`]:
-    /// from the adapter's kind, the device's storage buffers per stage, whether the backward is
-    /// recorded and the precision).
-    pub fn picked_family(&self, backward: bool, precision: Precision) -> Family {
+    /// The family a tape with `options` takes on this context when they name none
+    /// ([`Family::picked`]: from the adapter's kind, the device's storage buffers per stage,
+    /// whether the options record the backward, and their precision).
+    pub fn picked_family(&self, options: &TapeOptions) -> Family {
         let storage_buffers = self.device().limits().max_storage_buffers_per_shader_stage;
-        Family::picked(self.is_software(), storage_buffers, backward, precision)
+        Family::picked(self.is_software(), storage_buffers, options.backward, options.precision)
     }
 
-    /// The family a tape on this context takes for a batch (its sequence `offsets`) of these
-    /// heads when its options name none ([`Family::picked_for_batch`]: [`Context::picked_family`]'s
-    /// with its knob set for the batch, but the recurrent family for training short batches of
-    /// few heads in f32 on a GPU).
-    pub fn picked_family_for_batch(
-        &self,
-        config: &LayerConfig,
-        offsets: &[usize],
-        backward: bool,
-        precision: Precision,
-    ) -> Family {
+    /// The family a tape with `options` takes on this context for a batch (its sequence
+    /// `offsets`) of these heads when the options name none ([`Family::picked_for_batch`]).
+    ///
+    /// The choice follows what was measured fastest (BENCHMARKS.md):
+    ///
+    /// | the tape | family |
+    /// | --- | --- |
+    /// | tensor cores | chunked (its products are theirs) |
+    /// | forward only, f32 | recurrent |
+    /// | training in f32 on a GPU, few heads, no sequence past [`gdn_wgsl::plan::RECURRENT_TRAINING_TOKENS`] | recurrent, a checkpoint every [`gdn_wgsl::plan::RECURRENT_TRAINING_INTERVAL`] tokens |
+    /// | training in f32 on a GPU, more heads, no sequence past [`gdn_wgsl::plan::SHORT_RECURRENT_TRAINING_TOKENS`] | recurrent |
+    /// | other training in f32 on a GPU | chunked |
+    /// | a software adapter | recurrent |
+    /// | training where the device binds fewer than the 12 storage buffers the recurrent backward binds (WebGPU adapters) | chunked |
+    ///
+    /// Every tape then fits the knob to its batch ([`Family::fitted`]: no interval or chunk longer
+    /// than the longest sequence needs); [`crate::Tape::family`] says what runs.
+    pub fn picked_family_for_batch(&self, config: &LayerConfig, offsets: &[usize], options: &TapeOptions) -> Family {
         let storage_buffers = self.device().limits().max_storage_buffers_per_shader_stage;
-        Family::picked_for_batch(self.is_software(), storage_buffers, backward, precision, config, offsets)
+        let (software, backward, precision) = (self.is_software(), options.backward, options.precision);
+        Family::picked_for_batch(software, storage_buffers, backward, precision, config, offsets)
     }
 
     /// One line naming the adapter, its backend and driver.
@@ -257,8 +350,14 @@ impl Context {
 
     /// Whether the device sums over lanes by subgroup shuffles: it has wgpu's `SUBGROUP` and
     /// subgroups of at least [`gdn_wgsl::LANE_BLOCK`] invocations (a block of the decode step's and
-    /// the recurrent forward's interleaved column groups then lies in one subgroup). Elsewhere those
-    /// kernels sum through workgroup memory.
+    /// the recurrent forward's interleaved column groups then lies in one subgroup).
+    ///
+    /// The recurrent forward (both its forms), the column-block recurrent backward and the decode
+    /// step sum over a state's rows this way where it is true (NVIDIA, AMD). Elsewhere they sum
+    /// through workgroup memory, in their portable variants (lavapipe, whose subgroups are 8 wide,
+    /// and a device made without the feature). [`Context::new`] requests `SUBGROUP` wherever it is
+    /// offered. The two forms round differently, within the same bars: an engine that wants its
+    /// device to compute bitwise what `Context::new`'s does requests `SUBGROUP` where offered.
     pub fn has_wide_subgroups(&self) -> bool {
         self.device().features().contains(wgpu::Features::SUBGROUP)
             && self.inner.info.subgroup_min_size >= gdn_wgsl::LANE_BLOCK
@@ -266,7 +365,7 @@ impl Context {
 
     /// Whether naga guards the kernels' buffer accesses.
     pub fn bounds_checks(&self) -> bool {
-        self.inner.bounds_checks
+        self.inner.bounds_checks == BoundsChecks::On
     }
 
     pub(crate) fn pipelines(&self) -> &PipelineCache {

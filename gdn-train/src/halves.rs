@@ -1,6 +1,6 @@
 //! Host side of half-precision storage (`Storage::Bf16`, `Storage::F16`): the f32 slices the host
 //! calls take and give, packed to and unpacked from two halves per word (the lower element in the
-//! low half, as `templates/half_*.wgsl` read them), rounding to nearest, ties to even.
+//! low half, as `templates/storage/half_*.wgsl` read them), rounding to nearest, ties to even.
 
 use gdn_wgsl::plan::{Element, Storage};
 

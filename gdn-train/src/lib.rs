@@ -23,6 +23,13 @@
 //! runs the state recurrence serially in time with the state in registers, checkpointed; the
 //! chunked family turns it into matrix products over chunks of tokens, for long sequences.
 //!
+//! The rules a caller meets live on the items they concern: which family runs on
+//! [`TapeOptions::family`] and [`Context::picked_family_for_batch`]; tensor cores on
+//! [`TapeOptions::precision`] and [`Context::supports`]; half-precision activations on
+//! [`TapeOptions::storage`]; storage buffers per stage and an engine's own device on [`Context`]
+//! and [`Context::from_wgpu`]; subgroups on [`Context::has_wide_subgroups`]; batches past the
+//! binding limit on [`WindowedTape`]; software adapters' known limits on [`Context::is_software`].
+//!
 //! ```no_run
 //! use gdn_train::{Batch, Context, Inputs, LayerConfig, Params, Tape, TapeOptions};
 //!
@@ -37,6 +44,11 @@
 //! let grads = tape.run_backward(&fwd.out, None)?;
 //! # Ok::<(), gdn_train::Error>(())
 //! ```
+
+/// The README's Rust example, compiled by `cargo test -p gdn-train --doc`.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+pub struct ReadmeDoctests;
 
 mod buffers;
 mod config;
@@ -56,7 +68,7 @@ mod timing;
 mod windowed;
 
 pub use config::TapeOptions;
-pub use context::{Context, ContextOptions, UNADVERTISED_TENSOR_CORES};
+pub use context::{BoundsChecks, Context, ContextOptions, UNADVERTISED_TENSOR_CORES};
 pub use decode::{DecodeBuffer, DecodeCapacity, DecodeInputs, Decoder, decode_kernel};
 pub use error::{Error, Result};
 pub use gdn_ref::{Batch, LayerConfig, Tensor};

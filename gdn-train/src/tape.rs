@@ -404,10 +404,11 @@ impl Tape {
     }
 }
 
-/// The tape's plan. With the family named in `options`, that family's; otherwise the family the
-/// context picks for the batch ([`Context::picked_family_for_batch`]), or where one of its buffers would not fit the device's binding or buffer limits
-/// (the chunked family's f32 work buffer at Qwen3.5-122B's 8 192 tokens), the first other family
-/// that computes in the precision and fits. When none fits, the picked family's error.
+/// The tape's plan. With the family named in `options`, that family's. Otherwise the family the
+/// context picks for the batch ([`Context::picked_family_for_batch`]); or, where one of its buffers
+/// would not fit the device's binding or buffer limits (the chunked family's f32 work buffer at
+/// Qwen3.5-122B's 8 192 tokens), the first other family that computes in the precision and fits.
+/// When none fits, the picked family's error.
 pub(crate) fn laid_out(
     ctx: &Context,
     config: &LayerConfig,
@@ -435,7 +436,7 @@ pub(crate) fn laid_out(
     if let Some(family) = options.family {
         return plan_of(family);
     }
-    let picked = ctx.picked_family_for_batch(config, offsets, options.backward, options.precision);
+    let picked = ctx.picked_family_for_batch(config, offsets, options);
     let first = plan_of(picked);
     if !matches!(first, Err(Error::Limit { .. })) {
         return first;

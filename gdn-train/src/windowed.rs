@@ -44,6 +44,30 @@ struct Window {
 
 /// The layer over a batch cut into windows of tokens that each fit the device (see the module
 /// docs). Its host calls take and return what a [`Tape`]'s do, for the whole batch.
+///
+/// # When a batch needs windows
+///
+/// A [`Tape`] over a batch whose buffers pass the device's binding limit
+/// (`max_storage_buffer_binding_size`) is refused with the limit it passes. Every shape whose
+/// tapes fit the device's memory runs here: the binding limit only cuts it into windows.
+///
+/// - [`WindowedTape::new`]`(&ctx, config, batch, options, None)` picks the windows.
+/// - [`WindowedTape::planned`] says how many windows and how much device memory, allocating
+///   nothing (`gdn-check run --plan-only` prints it).
+/// - [`WindowedTape::with_caller_buffers`] binds each window's rows of the engine's token-major
+///   tensors, each range possibly in a buffer larger than the binding limit. Its
+///   `encode_forward` / `encode_backward` record into the engine's encoder: the states pass
+///   between windows by device copies, and the parameter gradients are summed on the device.
+///
+/// What a tape holds per token sets the largest batch: the device's memory divided by it.
+/// `gdn-check run --preset P --seq 4096 --family F --plan-only` prints it. At `dk = dv = 128`:
+///
+/// | preset | bytes a token: recurrent / chunked f32 / tensor cores |
+/// | --- | --- |
+/// | qwen3.5-small | 258 292 / 346 676 / 351 641 |
+/// | qwen3-next | 417 092 / 593 860 / 595 598 |
+/// | qwen3.5-27b | 575 892 / 841 044 / 839 555 |
+/// | qwen3.5-large | 734 693 / 1 088 229 / 1 083 513 |
 pub struct WindowedTape {
     config: LayerConfig,
     options: TapeOptions,

@@ -8,7 +8,8 @@ mod common;
 use common::values;
 use gdn_ref::compare::relative_error_f32;
 use gdn_train::{
-    Batch, Context, Error, Family, Gradients, Inputs, Kernel, LayerConfig, Params, Pass, Precision, Tape, TapeOptions,
+    Batch, BoundsChecks, Context, Error, Family, Gradients, Inputs, Kernel, LayerConfig, Params, Pass, Precision, Tape,
+    TapeOptions,
 };
 
 /// The adapter `Context::new` would take, and a device on it with, like ours (`like_ours`), the
@@ -71,7 +72,7 @@ fn run_tape(tape: &Tape) -> (Vec<f32>, Gradients) {
 fn a_callers_device_computes_what_a_device_of_our_own_does() {
     let own = Context::new().unwrap();
     let (adapter, device, queue) = engine_device(true);
-    let adopted = Context::from_wgpu(&adapter, device.clone(), queue.clone(), true);
+    let adopted = Context::from_wgpu(&adapter, device.clone(), queue.clone(), BoundsChecks::On);
     for family in [Family::recurrent(), Family::chunked()] {
         let (out, grads) = run(&adopted, family);
         assert!(out.iter().chain(&grads.dqkv).chain(&grads.dconv).all(|x| x.is_finite()));
@@ -111,7 +112,7 @@ fn a_device_that_binds_fewer_storage_buffers_keeps_apart_the_kernels_that_bind_m
     }
     for limit in [14, 12, 11] {
         let (adapter, device, queue) = engine_device_binding(true, Some(limit));
-        let limited = Context::from_wgpu(&adapter, device, queue, true);
+        let limited = Context::from_wgpu(&adapter, device, queue, BoundsChecks::On);
         let split = tape(&limited, Family::recurrent()).unwrap();
         let (out, grads) = run_tape(&split);
         let forward = kernels(&split, Pass::Forward);
@@ -149,7 +150,7 @@ fn a_device_that_binds_fewer_storage_buffers_keeps_apart_the_kernels_that_bind_m
 #[test]
 fn a_device_with_default_limits_names_the_limit_a_kernel_needs_beyond_them() {
     let (adapter, device, queue) = engine_device(false);
-    let ctx = Context::from_wgpu(&adapter, device, queue, true);
+    let ctx = Context::from_wgpu(&adapter, device, queue, BoundsChecks::On);
     // The recurrent backward for these few heads binds 11 storage buffers (12 for many heads);
     // wgpu's default is 8 per stage.
     match tape(&ctx, Family::recurrent()) {
@@ -165,7 +166,7 @@ fn a_device_with_default_limits_names_the_limit_a_kernel_needs_beyond_them() {
 #[test]
 fn tensor_cores_on_a_device_created_without_them_are_refused_by_name() {
     let (adapter, device, queue) = engine_device(true);
-    let ctx = Context::from_wgpu(&adapter, device, queue, true);
+    let ctx = Context::from_wgpu(&adapter, device, queue, BoundsChecks::On);
     match ctx.supports(Precision::TensorCore) {
         Err(Error::Unsupported { option, reason }) => {
             assert_eq!(option, "precision tensor-core");

@@ -168,10 +168,13 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
         Tape::new(ctx, small(), batch, options).expect("valid").family()
     };
     // Tensor-core products are the chunked family's, forward-only or not.
-    assert_eq!(ctx.picked_family(false, Precision::TensorCore), Family::chunked());
+    assert_eq!(
+        ctx.picked_family(&TapeOptions { backward: false, precision: Precision::TensorCore, ..TapeOptions::default() }),
+        Family::chunked()
+    );
     // A tape that picks its family picks it for its batch and sets the knob for it (on a GPU, the
     // recurrent family for these few heads: `Family::picked_for_batch`).
-    let picked = |offsets: &[usize]| ctx.picked_family_for_batch(&small(), offsets, true, Precision::F32);
+    let picked = |offsets: &[usize]| ctx.picked_family_for_batch(&small(), offsets, &TapeOptions::default());
     let for_batch = picked(&[0, 200]).fitted(200, Precision::F32);
     assert_eq!(runs(None, Batch::Fixed { b: 1, t: 200 }), for_batch);
     assert_eq!(runs(None, Batch::Fixed { b: 4, t: 1 }), picked(&[0, 1, 2, 3, 4]).fitted(1, Precision::F32));
@@ -192,7 +195,7 @@ fn a_tape_names_the_family_it_runs_fitted_to_its_batch() {
 fn a_tape_left_to_pick_runs_the_family_that_fits_the_device() {
     let ctx = context();
     let limit = ctx.device().limits().max_storage_buffer_binding_size as usize;
-    let picked = ctx.picked_family(true, Precision::F32);
+    let picked = ctx.picked_family(&TapeOptions::default());
     let (config, batch) = if picked.name() == "recurrent" {
         let config = sizes(1, 4, 128, 128, 4);
         (config, Batch::Fixed { b: limit / (4 * 15 * config.state_size() * 4) + 1, t: 16 })

@@ -1,7 +1,7 @@
 //! The per-kernel profiles of a pass: alone (each kernel in a pass of its own) and within one pass
 //! (timestamps between the dispatches) name the same kernels in the same order, those of the
 //! pass's plan; within one pass only where the device writes timestamps inside passes, else an
-//! error that names the feature. Times are measured on the H200 and never asserted here.
+//! error that names the feature. Times are measured by the benches (BENCHMARKS.md) and never asserted here.
 
 use gdn_train::{Batch, Context, Family, LayerConfig, Pass, Tape, TapeOptions};
 

@@ -39,8 +39,8 @@ pub enum Event {
 #[derive(Args)]
 pub struct WebArgs {
     /// Seconds to wait for the page's report before failing: a guard against a hung page, well
-    /// above the whole check's time on a 2-core machine (184 s on 2026-12-04, most of it SwiftShader
-    /// compiling chunk_grad's four variants).
+    /// above the whole check's time on a 2-core machine (most of it SwiftShader compiling
+    /// chunk_grad's four variants).
     #[arg(long, default_value_t = 420)]
     timeout: u64,
     /// A folder holding a plan.json (and the files it names) to run after the self-test; repeatable.
