@@ -1,19 +1,23 @@
 //! `cargo xtask`: the project's own commands, written in Rust so that they run wherever cargo does.
 //!
-//! - `verify`: the gate before every merge (format, lints, the whole test suite), each step named
-//!   as it runs; the first failure stops it with a non-zero exit.
+//! - `verify`: the gate before every merge (format, lints, the whole test suite with the tidy
+//!   tests of `tidy.rs`, the browser check), each step named as it runs; the first failure stops
+//!   it with a non-zero exit.
 //! - `wgsl`: prints the generated WGSL of a kernel variant.
 //! - `device-bundle`: builds the release binaries a GPU machine without a toolchain runs
-//!   (`gdn-check` and the device test suites) into `.dev/bin` (see `bench/h200.sh`).
+//!   (`gdn-check` and the device test suites) into `.dev/bin` (see `bench/side_by_side.sh`).
 //! - `bench`: the layer's criterion benches, with named baselines and ratios against them, or the
 //!   release bench binary bundled into `.dev/bin`.
-//! - `bench-report`: a bench summary rendered as markdown tables and a chart.
+//! - `bench-report`: a side-by-side run appended to `bench/baselines/`, `BENCHMARKS.md` generated
+//!   from them (`--check`: unchanged), or one run's summary as markdown tables and a chart.
 //! - `web`: the browser check: every kernel compiled by Chromium's Tint, and layer plans run and
 //!   checked in its WebGPU (headless, on SwiftShader where there is no GPU).
 
 mod bench;
 mod device_bundle;
 mod report;
+#[cfg(test)]
+mod tidy;
 mod verify;
 mod web;
 mod wgsl;
@@ -38,7 +42,7 @@ enum Command {
     DeviceBundle,
     /// Run the criterion benches of the layer; save or compare baselines; or bundle the binary.
     Bench(bench::BenchArgs),
-    /// Render a bench summary (JSON lines) as bench.md (ours against fla) and bench.png (a chart).
+    /// Append a run to bench/baselines, regenerate BENCHMARKS.md, or render one run's summary.
     BenchReport(report::ReportArgs),
     /// The browser check: kernels compiled by Tint and plans run in headless Chromium's WebGPU.
     Web(web::WebArgs),

@@ -1,5 +1,7 @@
 //! The merge gate: every step a cargo invocation, run in order from the workspace root: format,
-//! lints, tests, and the browser check (`cargo xtask web`).
+//! lints, tests, and the browser check (`cargo xtask web`). The tests include xtask's own tidy
+//! tests (`tidy.rs`: no timings in comments, a doc on every module, a README change table that
+//! matches the tree).
 
 use std::path::PathBuf;
 use std::process::Command;
