@@ -35,7 +35,7 @@ const report = {
 
 const status = (text) => {
   document.getElementById('status').textContent = text;
-  console.log(`progress: ${text}`);
+  console.log(`progress: ${text} (at ${(performance.now() / 1000).toFixed(1)} s)`);
 };
 
 function el(tag, attrs = {}, ...children) {
@@ -148,8 +148,11 @@ function render() {
     const lim = report.device?.limits ?? {};
     const rows = report.kernels.kernels.map((k) => {
       const error = k.messages.find((m) => m.type === 'error');
-      const note =
-        k.verdict === 'compiled' ? '' : error ? `${error.line}:${error.column} ${error.text}` : k.pipelineError ?? '';
+      const note = k.ranIn
+        ? `ran in layer case ${k.ranIn}`
+        : k.verdict === 'compiled'
+          ? ''
+          : error ? `${error.line}:${error.column} ${error.text}` : k.pipelineError ?? '';
       return el(
         'tr',
         {},

@@ -14,6 +14,7 @@
 
 use gdn_wgsl::{BindingKind, HeadDims, Kernel, Precision, kernel_source};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Head sizes `(dk, dv)` the browser compiles every kernel for.
@@ -33,8 +34,9 @@ pub fn binding_type(kind: BindingKind) -> &'static str {
 }
 
 /// Writes every variant's WGSL (of the kernels named in `only`, all when it is empty) into `dir` and
-/// the manifest beside them; returns how many variants.
-pub fn write(dir: &Path, only: &[String]) -> Result<usize, String> {
+/// the manifest beside them; returns how many variants. A variant whose WGSL is a key of `ran` is
+/// marked with the layer case that runs it (`ranIn`), and the page does not compile it twice.
+pub fn write(dir: &Path, only: &[String], ran: &HashMap<String, String>) -> Result<usize, String> {
     if let Some(unknown) = only.iter().find(|name| !Kernel::ALL.iter().any(|k| k.name() == name.as_str())) {
         let names: Vec<&str> = Kernel::ALL.iter().map(|k| k.name()).collect();
         return Err(format!("unknown kernel {unknown:?}; kernels: {}", names.join(", ")));
@@ -89,6 +91,7 @@ pub fn write(dir: &Path, only: &[String]) -> Result<usize, String> {
                 "storageBuffers": storage,
                 "workgroupSize": source.workgroup_size,
                 "workgroupBytes": source.workgroup_bytes,
+                "ranIn": ran.get(&source.wgsl),
             }));
         }
     }

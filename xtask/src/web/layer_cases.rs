@@ -12,6 +12,7 @@ use gdn_ref::{Batch, Layer, LayerConfig, Tensor};
 use gdn_wgsl::plan::{BufferId, Contents, Family, LayerPlan, PlanOptions, Stage, Storage};
 use gdn_wgsl::{Precision, kernel_source};
 use serde_json::{Value, json};
+use std::collections::HashMap;
 use std::path::Path;
 
 /// Workgroups per grid dimension that WebGPU guarantees (`maxComputeWorkgroupsPerDimension`).
@@ -39,17 +40,23 @@ fn cases() -> Vec<(&'static str, Case)> {
     ]
 }
 
-/// Writes every case into its own folder under `dir`; returns the folders' names.
-pub fn write(dir: &Path) -> Result<Vec<String>, String> {
+/// Writes every case into its own folder under `dir`; returns the folders' names, and the WGSL of
+/// every kernel the cases run with the first case that runs it (the Tint check need not compile
+/// those again: the page compiles and runs them here).
+pub fn write(dir: &Path) -> Result<(Vec<String>, HashMap<String, String>), String> {
     let mut names = Vec::new();
+    let mut shaders = HashMap::new();
     for (name, case) in cases() {
-        write_case(&dir.join(name), name, &case).map_err(|e| format!("case {name}: {e}"))?;
+        for wgsl in write_case(&dir.join(name), name, &case).map_err(|e| format!("case {name}: {e}"))? {
+            shaders.entry(wgsl).or_insert_with(|| name.to_string());
+        }
         names.push(name.to_string());
     }
-    Ok(names)
+    Ok((names, shaders))
 }
 
-fn write_case(dir: &Path, name: &str, case: &Case) -> Result<(), String> {
+/// Writes one case; returns the WGSL of the kernels it runs.
+fn write_case(dir: &Path, name: &str, case: &Case) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
     let draw = case.draw();
     let layer = Layer::new(case.config, draw.params.clone()).map_err(|e| e.to_string())?;
@@ -67,11 +74,13 @@ fn write_case(dir: &Path, name: &str, case: &Case) -> Result<(), String> {
     let write = |file: &str, bytes: &[u8]| std::fs::write(dir.join(file), bytes).map_err(|e| format!("{file}: {e}"));
 
     let mut shaders = serde_json::Map::new();
+    let mut sources = Vec::new();
     for stage in plan.forward.iter().chain(plan.backward.iter().flatten()) {
         let source = kernel_source(stage.kernel, plan.dims).map_err(|e| e.to_string())?;
         let file = format!("{}.wgsl", stage.kernel.name());
         write(&file, source.wgsl.as_bytes())?;
         shaders.insert(stage.kernel.name().into(), json!(file));
+        sources.push(source.wgsl);
     }
     let mut buffers = Vec::new();
     for spec in &plan.buffers {
@@ -117,7 +126,8 @@ fn write_case(dir: &Path, name: &str, case: &Case) -> Result<(), String> {
         "passes": { "forward": stages(&plan.forward), "backward": stages(plan.backward.as_deref().unwrap_or(&[])) },
         "checks": checks,
     });
-    write("plan.json", serde_json::to_string_pretty(&plan_json).map_err(|e| e.to_string())?.as_bytes())
+    write("plan.json", serde_json::to_string_pretty(&plan_json).map_err(|e| e.to_string())?.as_bytes())?;
+    Ok(sources)
 }
 
 /// The stages as the page dispatches them: the kernel, its grid folded under WebGPU's

@@ -19,6 +19,7 @@ mod server;
 use crate::verify::workspace_root;
 use clap::Args;
 use serde_json::json;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -91,10 +92,13 @@ pub fn run(args: &WebArgs) -> Result<(), String> {
         mounts.push((format!("/plans/{i}/"), dir));
         plans.push(format!("plans/{i}/plan.json"));
     }
+    let mut ran = HashMap::new();
     if !args.no_layer {
-        for name in layer_cases::write(&gen_dir.join("layer"))? {
+        let (names, shaders) = layer_cases::write(&gen_dir.join("layer"))?;
+        for name in names {
             plans.push(format!("gen/layer/{name}/plan.json"));
         }
+        ran = shaders;
         println!(
             "==> web: {} layer cases (plans from gdn-wgsl, expected values from gdn-ref)",
             plans.len() - 1 - args.plan.len()
@@ -103,7 +107,7 @@ pub fn run(args: &WebArgs) -> Result<(), String> {
     let kernels = if args.no_kernels {
         None
     } else {
-        let count = kernels::write(&gen_dir.join("kernels"), &args.kernel)?;
+        let count = kernels::write(&gen_dir.join("kernels"), &args.kernel, &ran)?;
         println!(
             "==> web: {count} kernel variants (f32; dk×dv in {:?}) written to {}",
             kernels::DIMS,

@@ -123,9 +123,10 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
 
     if let Some(kernels) = report["kernels"]["kernels"].as_array() {
         let count = |verdict: &str| kernels.iter().filter(|k| k["verdict"] == verdict).count();
+        let ran = kernels.iter().filter(|k| k["ranIn"].is_string()).count();
         let _ = writeln!(
             s,
-            "\nkernels in Tint: {} variants, {} compiled, {} refused by Tint, {} over the limits",
+            "\nkernels in Tint: {} variants, {} compiled ({ran} of them in the layer cases), {} refused by Tint, {} over the limits",
             kernels.len(),
             count("compiled"),
             count("tint error"),
