@@ -8,7 +8,7 @@ use gdn_check::recall::{RecallConfig, train};
 fn a_model_learns_associative_recall_through_the_layer() {
     let ctx = gdn_check::device_context();
     // 4 pairs of 16 keys and 16 values: chance is 1/16.
-    let config = RecallConfig { pairs: 4, values: 16, steps: 200, ..RecallConfig::default() };
+    let config = RecallConfig { pairs: 4, values: 16, steps: 150, ..RecallConfig::default() };
     let mut first = Vec::new();
     let held_out = train(ctx, &config, |r| {
         if r.step < 10 {
