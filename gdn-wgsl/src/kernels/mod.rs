@@ -278,7 +278,7 @@ kernels! {
     ChunkGrad => chunked::CHUNK_GRAD,
     /// Chunked family on tensor cores: every chunk's operands in f16, packed chunk-major.
     TensorCorePack => tensor_core::TENSOR_CORE_PACK,
-    /// Chunked family on tensor cores: the state-independent part of every chunk (K Kᵀ, T, W¹, Ũ).
+    /// Chunked family on tensor cores: the state-independent part of every chunk (K Kᵀ, Q Kᵀ, T).
     TensorCorePrepare => tensor_core::TENSOR_CORE_PREPARE,
     /// Chunked family on tensor cores: the pass over chunks (chunk-start states, U, hT).
     TensorCoreState => tensor_core::TENSOR_CORE_STATE,

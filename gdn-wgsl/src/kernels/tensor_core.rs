@@ -135,11 +135,9 @@ pub(crate) const TENSOR_CORE_PREPARE: KernelDef = KernelDef {
         bind("km_half", WriteF16),
         bind("t_half", WriteF16),
         bind("p_half", WriteF16),
-        bind("w_half", WriteF16),
-        bind("u_tilde", WriteF32),
     ],
-    // solve (its square and the 16 rows past it), and T in f16.
-    workgroup_floats: |_| TENSOR_CORE_FLOATS + (MAX_CHUNK + 16) * MAX_CHUNK + MAX_CHUNK * MAX_CHUNK / 2,
+    // solve: its square and the 16 rows past it.
+    workgroup_floats: |_| TENSOR_CORE_FLOATS + (MAX_CHUNK + 16) * MAX_CHUNK,
     ..TENSOR_CORE_PACK
 };
 
@@ -159,9 +157,9 @@ pub(crate) const TENSOR_CORE_STATE: KernelDef = KernelDef {
         bind("record", ReadF32),
         bind("h0", ReadF32),
         bind("k_half", ReadF16),
-        bind("w_half", ReadF16),
+        bind("y_half", ReadF16),
+        bind("t_half", ReadF16),
         bind("state_rows_half", ReadF16),
-        bind("u_tilde", ReadF32),
         bind("states", WriteF32),
         bind("states_half", WriteF16),
         bind("states_scale", WriteF32),
@@ -204,13 +202,17 @@ pub(crate) const TENSOR_CORE_BACKWARD_PACK: KernelDef = KernelDef {
         bind("index", ReadU32),
         bind("record", ReadF32),
         bind("p_half", ReadF16),
+        bind("t_half", ReadF16),
+        bind("x_half", ReadF16),
         bind("d_o", ReadF32),
         bind("do_half", WriteF16),
         bind("do1_half", WriteF16),
         bind("do_scale", WriteF32),
         bind("du_local", WriteF32),
+        bind("w_half", WriteF16),
     ],
-    workgroup_floats: |_| TENSOR_CORE_FLOATS,
+    // W¹'s staging, GK blocks an owner
+    workgroup_floats: |dims| TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE * TensorCoreTiling::new(dims).key_group,
     ..TENSOR_CORE_PACK
 };
 

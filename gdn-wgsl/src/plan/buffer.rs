@@ -91,7 +91,7 @@ work_buffers! {
     QdHalf => "qd_half",
     /// Tensor cores: X¹ (f16).
     XHalf => "x_half",
-    /// Tensor cores: W¹ (f16).
+    /// Tensor cores: W¹ (f16), formed by the backward.
     WHalf => "w_half",
     /// Tensor cores: Y (f16).
     YHalf => "y_half",
@@ -111,8 +111,6 @@ work_buffers! {
     SHalf => "s_half",
     /// Tensor cores: the chunk-start states' per-column-block scales.
     SScale => "s_scale",
-    /// Tensor cores: Ũ in f32.
-    UTilde => "u_tilde",
     /// Tensor cores: U in f32.
     UValues => "u_values",
     /// Tensor cores: dO (f16).

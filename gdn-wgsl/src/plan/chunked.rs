@@ -25,8 +25,8 @@ use crate::{
 /// - f32: one work buffer ([`work_regions`]): the per-chunk products of the forward (M, QK, KK, T,
 ///   W¹, Ũ, U), the backward's scratch (dU, dQK, dT, Z, dA ⊙ M⁻, dK_S, dW, dX¹, dY) and the dℓ/dβ.
 /// - Tensor cores: every chunk's record (β, its decays and span sums), the packed f16 operands (q̂,
-///   k̂ per key head; d¹-scaled q̂, X¹, Y, W¹, M, KK ⊙ M⁻, T, P, U and diag(λ) U per value head, the
-///   chunk-start states with their scales) and Ũ, U in f32; the backward's f16 dO, dS, dU, dY, dQK
+///   k̂ per key head; d¹-scaled q̂, X¹, Y, M, KK ⊙ M⁻, T, P, U and diag(λ) U per value head, the
+///   chunk-start states with their scales) and U in f32; the backward's f16 W¹, dO, dS, dU, dY, dQK
 ///   and H with their scales, Pᵀ dO, and the per-token gate terms.
 pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
     let (config, c) = (g.config, g.family.state_interval());
@@ -62,7 +62,6 @@ pub(crate) fn buffers(g: &Geometry) -> Vec<BufferSpec> {
         BufferSpec::f16(Work::PHalf, square),
         BufferSpec::f16(Work::SHalf, states),
         BufferSpec::f32(Work::SScale, column_blocks),
-        BufferSpec::f32(Work::UTilde, values),
         BufferSpec::f32(Work::UValues, values),
         // the backward's
         BufferSpec::f16(Work::DoHalf, values),
@@ -113,11 +112,11 @@ fn column_jobs(g: &Geometry, columns: u32) -> usize {
 }
 
 /// The buffers the tensor-core passes over chunks keep their states in, and multiply them with
-/// (`templates/tensor_core/tensor_core_state_blocks.wgsl`'s roles): the states and W¹, or their
+/// (`templates/tensor_core/tensor_core_state_blocks.wgsl`'s roles): the states and X¹, or their
 /// gradients and K.
 fn roles(kernel: Kernel) -> Vec<(&'static str, BufferId)> {
     let roles = match kernel {
-        Kernel::TensorCoreState => [Work::Ckpt, Work::SHalf, Work::SScale, Work::WHalf],
+        Kernel::TensorCoreState => [Work::Ckpt, Work::SHalf, Work::SScale, Work::XHalf],
         Kernel::TensorCoreStateBackward => [Work::Dckpt, Work::DsHalf, Work::DsScale, Work::KHalf],
         _ => return Vec::new(),
     };

@@ -1,8 +1,12 @@
 // The chunked family on tensor cores, backward step 1, parallel over (chunk, value head): the chunk's
 // dO in f16 (rows past its valid tokens zero), twice — do_half = σ_dO dO and do1_half =
 // σ_dO diag(d¹) dO, σ_dO = range_scale(max |dO|) in do_scale — and the part of dU that does not
-// depend on the state gradient, in f32: du_local = Pᵀ dO (p_half carries 16).
+// depend on the state gradient, in f32: du_local = Pᵀ dO (p_half carries 16); and W¹ = T X¹ for the
+// reverse pass (w_half = σ_β W¹: x_half carries σ_β), which the forward does not form.
 // Grid: folded, chunk slots · nv workgroups.
+
+// W¹'s staging, GK blocks an owner.
+var<workgroup> stage: array<f32, OWNERS * GK * BLOCK_ELEMENTS>;
 
 fn pack_output_grads(job: u32, tid: u32, subgroup: u32) {
     tensor_core_enter(subgroup);
@@ -56,6 +60,37 @@ fn pack_output_grads(job: u32, tid: u32, subgroup: u32) {
         for (var g = 0u; g < GV; g = g + 1u) {
             coopStoreT(unscale * acc[g], &du_local[values + row * BLOCK * DV + (col + g) * BLOCK], DV);
         }
+    }
+
+    // W¹ = T X¹ by groups of GK blocks of a block row, staged and rounded to f16; T is lower, so a
+    // row stops at its diagonal block.
+    let head = head_rows() * DK;
+    let k_groups = groups_across(DK, GK);
+    let w_units = nb * k_groups;
+    for (var round = 0u; round < rounds(w_units); round = round + 1u) {
+        let unit = owned(owner, round, w_units);
+        let row = unit / k_groups;
+        let col = (unit % k_groups) * GK;
+        var acc: array<Acc, GK>;
+        for (var kb = 0u; kb <= row; kb = kb + 1u) {
+            let a = coopLoadT<OperandA>(&t_half[square + row * BLOCK * CMAX + kb * BLOCK], CMAX);
+            for (var g = 0u; g < GK; g = g + 1u) {
+                let b = coopLoadT<OperandB>(&x_half[head + kb * BLOCK * DK + (col + g) * BLOCK], DK);
+                acc[g] = coopMultiplyAdd(a, b, acc[g]);
+            }
+        }
+        for (var g = 0u; g < GK; g = g + 1u) {
+            coopStoreT(acc[g], &stage[(owner * GK + g) * BLOCK_ELEMENTS], BLOCK);
+        }
+        workgroupBarrier();
+        for (var e = tid; e < OWNERS * GK * BLOCK_ELEMENTS; e = e + THREADS) {
+            let ou = owned(e / (GK * BLOCK_ELEMENTS), round, w_units);
+            let g = (e / BLOCK_ELEMENTS) % GK;
+            let r = (ou / k_groups) * BLOCK + (e % BLOCK_ELEMENTS) / BLOCK;
+            let i = ((ou % k_groups) * GK + g) * BLOCK + e % BLOCK;
+            w_half[head + r * DK + i] = f16(stage[e]);
+        }
+        workgroupBarrier();
     }
 }
 

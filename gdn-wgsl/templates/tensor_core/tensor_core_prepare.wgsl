@@ -1,18 +1,14 @@
 // The chunked family on tensor cores, forward step 2, parallel over (chunk, value head): everything
 // of a chunk that does not depend on the state.
 //   M (lower, diagonal included);   KK = K Kᵀ;   A = diag(β) (KK ⊙ M⁻);   T = (I + A)⁻¹ (solve.wgsl,
-//   in f32);   P = (Q Kᵀ) ⊙ M;   W¹ = T X¹;   Ũ = T Y.
+//   in f32);   P = (Q Kᵀ) ⊙ M.
 // Writes, in f16 with rows of CMAX (zero above the diagonal blocks and past the chunk): m_half = M,
-// km_half = KK ⊙ M⁻, t_half = T and p_half = 16 P (q_half carries 16); w_half = σ_β W¹ (x_half
-// carries σ_β) in f16 and u_tilde = Ũ in f32. The steps are few and wide, since a chunk's work is a
-// chain of them: both products of a block pair share their loads of K, the element-wise step reads
-// them from workgroup memory only, and T is lower, so W¹ and Ũ stop at a row's diagonal block.
+// km_half = KK ⊙ M⁻, t_half = T and p_half = 16 P (q_half carries 16). W¹ = T X¹ and Ũ = T Y are
+// not formed: the pass over chunks multiplies by T (U = T (Y − e₁ X¹ S)), and the backward forms
+// W¹ (tensor_core_backward_pack). The steps are few and wide, since a chunk's work is a chain of
+// them: both products of a block pair share their loads of K, and the element-wise step reads them
+// from workgroup memory only.
 // Grid: folded, chunk slots · nv workgroups.
-
-var<workgroup> t_local: array<f16, CMAX * CMAX>;
-
-// W¹'s staging (GK blocks an owner) fits in `solve`, free once T is in t_local.
-const_assert OWNERS * GK * BLOCK_ELEMENTS <= CMAX * CMAX;
 
 fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     tensor_core_enter(subgroup);
@@ -80,65 +76,8 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     }
     workgroupBarrier();
     solve_inverse(tid);
-    for (var e = tid; e < CMAX * CMAX; e = e + THREADS) {
-        let value = f16(solve[e]);
-        t_local[e] = value;
-        if (e / CMAX < c) {
-            t_half[square + e] = value;
-        }
-    }
-    workgroupBarrier();
-
-    // W¹ = T X¹ by groups of GK blocks of a block row, staged in `solve` and rounded to f16.
-    let head = head_rows() * DK;
-    let k_groups = groups_across(DK, GK);
-    let w_units = nb * k_groups;
-    for (var round = 0u; round < rounds(w_units); round = round + 1u) {
-        let unit = owned(owner, round, w_units);
-        let row = unit / k_groups;
-        let col = (unit % k_groups) * GK;
-        var acc: array<Acc, GK>;
-        for (var kb = 0u; kb <= row; kb = kb + 1u) {
-            let a = coopLoadT<OperandA>(&t_local[row * BLOCK * CMAX + kb * BLOCK], CMAX);
-            for (var g = 0u; g < GK; g = g + 1u) {
-                let b = coopLoadT<OperandB>(&x_half[head + kb * BLOCK * DK + (col + g) * BLOCK], DK);
-                acc[g] = coopMultiplyAdd(a, b, acc[g]);
-            }
-        }
-        for (var g = 0u; g < GK; g = g + 1u) {
-            coopStoreT(acc[g], &solve[(owner * GK + g) * BLOCK_ELEMENTS], BLOCK);
-        }
-        workgroupBarrier();
-        for (var e = tid; e < OWNERS * GK * BLOCK_ELEMENTS; e = e + THREADS) {
-            let ou = owned(e / (GK * BLOCK_ELEMENTS), round, w_units);
-            let g = (e / BLOCK_ELEMENTS) % GK;
-            let r = (ou / k_groups) * BLOCK + (e % BLOCK_ELEMENTS) / BLOCK;
-            let i = ((ou % k_groups) * GK + g) * BLOCK + e % BLOCK;
-            w_half[head + r * DK + i] = f16(solve[e]);
-        }
-        workgroupBarrier();
-    }
-
-    // Ũ = T Y, unscaled in f32 and stored as it is.
-    let values = head_rows() * DV;
-    let unscale = 1.0 / rec_beta_scale();
-    let v_groups = groups_across(DV, GV);
-    let u_units = nb * v_groups;
-    for (var round = 0u; round < rounds(u_units); round = round + 1u) {
-        let unit = owned(owner, round, u_units);
-        let row = unit / v_groups;
-        let col = (unit % v_groups) * GV;
-        var acc: array<Acc, GV>;
-        for (var kb = 0u; kb <= row; kb = kb + 1u) {
-            let a = coopLoadT<OperandA>(&t_local[row * BLOCK * CMAX + kb * BLOCK], CMAX);
-            for (var g = 0u; g < GV; g = g + 1u) {
-                let b = coopLoadT<OperandB>(&y_half[values + kb * BLOCK * DV + (col + g) * BLOCK], DV);
-                acc[g] = coopMultiplyAdd(a, b, acc[g]);
-            }
-        }
-        for (var g = 0u; g < GV; g = g + 1u) {
-            coopStoreT(unscale * acc[g], &u_tilde[values + row * BLOCK * DV + (col + g) * BLOCK], DV);
-        }
+    for (var e = tid; e < c * CMAX; e = e + THREADS) {
+        t_half[square + e] = f16(solve[e]);
     }
 }
 

@@ -4,15 +4,18 @@
 // G = e^{γ_{C−1}}:
 //   keep S (tensor_core_state_blocks.wgsl's keep_states, states = ckpt: f32 in ckpt, σ_S S in f16 in
 //   s_half with σ_S per block of columns in s_scale);
-//   U = Ũ − e₁ W¹ S;
+//   V = Y − e₁ X¹ S;   U = T V;
 //   S ← G S + Kᵀ (diag(λ) U).
+// (U = T (Y − e₁ X¹ S) = Ũ − e₁ W¹ S: tensor_core_prepare forms T only, and the pass multiplies by it.)
 // Writes U in f32 (u_values) and as σ_β U (u_half) and σ_β diag(λ) U (lu_half) in f16, and hT.
 // Grid: folded, seqs · nv · DV / CB workgroups.
 
 // σ_β diag(λ) U of the chunk ([CMAX][CB]).
 var<workgroup> lu_local: array<f16, CMAX * CB>;
-// The state update below writes out the products of CMAX / BLOCK blocks of tokens.
+// The products with T and the state update below write out those of CMAX / BLOCK blocks of tokens,
+// and a chunk's share of V and U is one block per owner.
 const_assert CMAX == 4u * BLOCK;
+const_assert CMAX / BLOCK * (CB / BLOCK) <= OWNERS;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn carry_state(job: u32, tid: u32, subgroup: u32) {
@@ -38,23 +41,49 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
         let state = state_rows() * DV;
         let state_scale = keep_states(acc, state, tid);
 
-        // U = Ũ − e₁ W¹ S by 16 × 16 blocks.
+        // V = Y − e₁ X¹ S (σ_β V: y_half and x_half carry σ_β), a block per owner, into lu_local in
+        // f16; then U = T V, T lower, its four blocks of depth written out as the state update's are
+        // (lu_local's rows past the chunk are zero, T's block index clamped to the chunk's last).
         let beta_scale = rec_beta_scale();
         let head = head_rows() * DK;
         let values = head_rows() * DV;
+        let square = head_rows() * CMAX;
         let u_blocks = nb * (CB / BLOCK);
-        let w_unscale = -rec_e1() / (beta_scale * state_scale);
-        for (var round = 0u; round < rounds(u_blocks); round = round + 1u) {
-            let b = owned(owner, round, u_blocks);
-            let row = b / (CB / BLOCK);
-            let col = b % (CB / BLOCK);
+        let x_unscale = rec_e1() / state_scale;
+        let b = owned(owner, 0u, u_blocks);
+        let row = b / (CB / BLOCK);
+        let col = b % (CB / BLOCK);
+        coopStoreT(product_with_state(head, row, col), &stage[owner * BLOCK_ELEMENTS], BLOCK);
+        workgroupBarrier();
+        for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
+            let ob = owned(ow, 0u, u_blocks);
+            let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
+            let jj = (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK;
+            let y = f32(y_half[values + t * DV + col0 + jj]);
+            lu_local[t * CB + jj] = f16(y - x_unscale * stage[ow * BLOCK_ELEMENTS + tid]);
+        }
+        workgroupBarrier();
+        {
+            let t_row = square + row * BLOCK * CMAX;
+            let a0 = coopLoadT<OperandA>(&t_half[t_row], CMAX);
+            let a1 = coopLoadT<OperandA>(&t_half[t_row + min(1u, nb - 1u) * BLOCK], CMAX);
+            let a2 = coopLoadT<OperandA>(&t_half[t_row + min(2u, nb - 1u) * BLOCK], CMAX);
+            let a3 = coopLoadT<OperandA>(&t_half[t_row + min(3u, nb - 1u) * BLOCK], CMAX);
+            let b0 = coopLoadT<OperandB>(&lu_local[col * BLOCK], CB);
+            let b1 = coopLoadT<OperandB>(&lu_local[BLOCK * CB + col * BLOCK], CB);
+            let b2 = coopLoadT<OperandB>(&lu_local[2u * BLOCK * CB + col * BLOCK], CB);
+            let b3 = coopLoadT<OperandB>(&lu_local[3u * BLOCK * CB + col * BLOCK], CB);
+            var u = coopMultiplyAdd(a0, b0, Acc());
+            u = coopMultiplyAdd(a1, b1, u);
+            u = coopMultiplyAdd(a2, b2, u);
+            u = coopMultiplyAdd(a3, b3, u);
+            u = (1.0 / beta_scale) * u;
             let at = values + row * BLOCK * DV + col0 + col * BLOCK;
-            let u = coopLoadT<Acc>(&u_tilde[at], DV) + w_unscale * product_with_state(head, row, col);
             coopStoreT(u, &u_values[at], DV);
             coopStoreT(u, &stage[owner * BLOCK_ELEMENTS], BLOCK);
             workgroupBarrier();
             for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-                let ob = owned(ow, round, u_blocks);
+                let ob = owned(ow, 0u, u_blocks);
                 let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
                 let jj = (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK;
                 let value = beta_scale * stage[ow * BLOCK_ELEMENTS + tid];
