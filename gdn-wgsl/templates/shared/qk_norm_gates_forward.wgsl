@@ -29,6 +29,25 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     }
     let t = row / layer.nk;
     let i = row % layer.nk;
+    let span = token_span(t);
+    convolve_values(t, i, tid, span);
+    let q_c = i * DK;
+    let k_c = q_c + layer.nk * DK;
+    // This thread's element m = tid of q and of k (VEC ≥ DK: threads past DK read DK − 1 and
+    // count zero), loaded before the gates are stored so that the loads wait once, under the gates'
+    // work.
+    let m = min(tid, DK - 1u);
+    let live = f32(tid < DK);
+    let q = qk_input(t, q_c + m, span);
+    let k = qk_input(t, k_c + m, span);
+    var k1 = 0.0;
+    var k2 = 0.0;
+    var k3 = 0.0;
+    if (KEY_PRODUCTS == 1u) {
+        k1 = qk_input(earlier(t, 1u, span), k_c + m, span);
+        k2 = qk_input(earlier(t, 2u, span), k_c + m, span);
+        k3 = qk_input(earlier(t, 3u, span), k_c + m, span);
+    }
     for (var r = tid; r < layer.rep; r = r + VEC) {
         let h = i * layer.rep + r;
         let e = t * layer.nv + h;
@@ -46,24 +65,11 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         gates[3u * n + e] = select(0.0, -exp(a_log[h] - softplus(-arg)), open);
         gates[4u * n + e] = select(0.0, ell, open);
     }
-    let span = token_span(t);
-    convolve_values(t, i, tid, span);
-    let q_c = i * DK;
-    let k_c = q_c + layer.nk * DK;
-    // This thread's element m = tid of q and of k (VEC ≥ DK: threads past DK read DK − 1 and
-    // count zero).
-    let m = min(tid, DK - 1u);
-    let live = f32(tid < DK);
-    let q = qk_input(t, q_c + m, span);
-    let k = qk_input(t, k_c + m, span);
     let sq = live * vec2<f32>(q * q, k * k);
     // Σ k_t·k_{t−m} and Σ k_{t−m}², m = 1 and 2, then 3.
     var near = vec4<f32>(0.0);
     var far = vec2<f32>(0.0);
     if (KEY_PRODUCTS == 1u) {
-        let k1 = qk_input(earlier(t, 1u, span), k_c + m, span);
-        let k2 = qk_input(earlier(t, 2u, span), k_c + m, span);
-        let k3 = qk_input(earlier(t, 3u, span), k_c + m, span);
         near = live * vec4<f32>(k * k1, k1 * k1, k * k2, k2 * k2);
         far = live * vec2<f32>(k * k3, k3 * k3);
     }

@@ -41,25 +41,47 @@ fn pack_chunk(job: u32, tid: u32) {
         record[at + REC_BETA_SCALE] = beta_scale;
     }
 
+    // Four elements an invocation per pass, all loaded before any is stored, so that each invocation
+    // has four loads in flight rather than one.
     let key = key_rows() * DK;
     let head = head_rows() * DK;
     let first_of_key = ck_h % layer.rep == 0u;
-    for (var e = tid; e < c * DK; e = e + THREADS) {
-        let t = e / DK;
-        let i = e % DK;
-        let q = chunk_q(t, i);
-        let k = chunk_k(t, i);
-        qd_half[head + e] = f16(16.0 * ck_d1[t] * q);
-        x_half[head + e] = f16(beta_scale * ck_beta[t] * ck_d1[t] * k);
-        if (first_of_key) {
-            q_half[key + e] = f16(16.0 * q);
-            k_half[key + e] = f16(k);
+    let keys_end = c * DK;
+    for (var e0 = tid; e0 < keys_end; e0 = e0 + 4u * THREADS) {
+        var q: array<f32, 4>;
+        var k: array<f32, 4>;
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let e = min(e0 + j * THREADS, keys_end - 1u);
+            q[j] = chunk_q(e / DK, e % DK);
+            k[j] = chunk_k(e / DK, e % DK);
+        }
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let e = e0 + j * THREADS;
+            if (e < keys_end) {
+                let t = e / DK;
+                qd_half[head + e] = f16(16.0 * ck_d1[t] * q[j]);
+                x_half[head + e] = f16(beta_scale * ck_beta[t] * ck_d1[t] * k[j]);
+                if (first_of_key) {
+                    q_half[key + e] = f16(16.0 * q[j]);
+                    k_half[key + e] = f16(k[j]);
+                }
+            }
         }
     }
     let values = head_rows() * DV;
-    for (var e = tid; e < c * DV; e = e + THREADS) {
-        let t = e / DV;
-        y_half[values + e] = f16(beta_scale * ck_beta[t] * chunk_v(t, e % DV));
+    let values_end = c * DV;
+    for (var e0 = tid; e0 < values_end; e0 = e0 + 4u * THREADS) {
+        var v: array<f32, 4>;
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let e = min(e0 + j * THREADS, values_end - 1u);
+            v[j] = chunk_v(e / DV, e % DV);
+        }
+        for (var j = 0u; j < 4u; j = j + 1u) {
+            let e = e0 + j * THREADS;
+            if (e < values_end) {
+                y_half[values + e] = f16(beta_scale * ck_beta[e / DV] * v[j]);
+            }
+        }
     }
 }
 

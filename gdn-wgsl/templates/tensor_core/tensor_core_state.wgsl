@@ -12,10 +12,10 @@
 
 // σ_β diag(λ) U of the chunk ([CMAX][CB]).
 var<workgroup> lu_local: array<f16, CMAX * CB>;
-// The products with T and the state update below write out those of CMAX / BLOCK blocks of tokens,
-// and a chunk's share of V and U is one block per owner.
+// The products with T and the state update below write out those of CMAX / BLOCK blocks of tokens;
+// a chunk's share of V and U is U_PER blocks per owner, at most.
 const_assert CMAX == 4u * BLOCK;
-const_assert CMAX / BLOCK * (CB / BLOCK) <= OWNERS;
+const U_PER: u32 = (CMAX / BLOCK * (CB / BLOCK) + OWNERS - 1u) / OWNERS;
 var<workgroup> stage: array<f32, OWNERS * BLOCK_ELEMENTS>;
 
 fn carry_state(job: u32, tid: u32, subgroup: u32) {
@@ -41,29 +41,34 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
         let state = state_rows() * DV;
         let state_scale = keep_states(acc, state, tid);
 
-        // V = Y − e₁ X¹ S (σ_β V: y_half and x_half carry σ_β), a block per owner, into lu_local in
-        // f16; then U = T V, T lower, its four blocks of depth written out as the state update's are
-        // (lu_local's rows past the chunk are zero, T's block index clamped to the chunk's last).
+        // V = Y − e₁ X¹ S (σ_β V: y_half and x_half carry σ_β), a block per owner a round, into
+        // lu_local in f16; then U = T V, T lower, its four blocks of depth written out as the state
+        // update's are (lu_local's rows past the chunk are zero, T's block index clamped to the
+        // chunk's last).
         let beta_scale = rec_beta_scale();
         let head = head_rows() * DK;
         let values = head_rows() * DV;
         let square = head_rows() * CMAX;
         let u_blocks = nb * (CB / BLOCK);
         let x_unscale = rec_e1() / state_scale;
-        let b = owned(owner, 0u, u_blocks);
-        let row = b / (CB / BLOCK);
-        let col = b % (CB / BLOCK);
-        coopStoreT(product_with_state(head, row, col), &stage[owner * BLOCK_ELEMENTS], BLOCK);
-        workgroupBarrier();
-        for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-            let ob = owned(ow, 0u, u_blocks);
-            let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
-            let jj = (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK;
-            let y = f32(y_half[values + t * DV + col0 + jj]);
-            lu_local[t * CB + jj] = f16(y - x_unscale * stage[ow * BLOCK_ELEMENTS + tid]);
+        for (var round = 0u; round < rounds(u_blocks); round = round + 1u) {
+            let b = owned(owner, round, u_blocks);
+            coopStoreT(product_with_state(head, b / (CB / BLOCK), b % (CB / BLOCK)), &stage[owner * BLOCK_ELEMENTS], BLOCK);
+            workgroupBarrier();
+            for (var e = tid; e < OWNERS * BLOCK_ELEMENTS; e = e + THREADS) {
+                let ob = owned(e / BLOCK_ELEMENTS, round, u_blocks);
+                let t = (ob / (CB / BLOCK)) * BLOCK + (e % BLOCK_ELEMENTS) / BLOCK;
+                let jj = (ob % (CB / BLOCK)) * BLOCK + e % BLOCK;
+                let y = f32(y_half[values + t * DV + col0 + jj]);
+                lu_local[t * CB + jj] = f16(y - x_unscale * stage[e]);
+            }
+            workgroupBarrier();
         }
-        workgroupBarrier();
-        {
+        var u: array<Acc, U_PER>;
+        for (var round = 0u; round < U_PER; round = round + 1u) {
+            let b = owned(owner, round, u_blocks);
+            let row = b / (CB / BLOCK);
+            let col = b % (CB / BLOCK);
             let t_row = square + row * BLOCK * CMAX;
             let a0 = coopLoadT<OperandA>(&t_half[t_row], CMAX);
             let a1 = coopLoadT<OperandA>(&t_half[t_row + min(1u, nb - 1u) * BLOCK], CMAX);
@@ -73,20 +78,26 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
             let b1 = coopLoadT<OperandB>(&lu_local[BLOCK * CB + col * BLOCK], CB);
             let b2 = coopLoadT<OperandB>(&lu_local[2u * BLOCK * CB + col * BLOCK], CB);
             let b3 = coopLoadT<OperandB>(&lu_local[3u * BLOCK * CB + col * BLOCK], CB);
-            var u = coopMultiplyAdd(a0, b0, Acc());
-            u = coopMultiplyAdd(a1, b1, u);
-            u = coopMultiplyAdd(a2, b2, u);
-            u = coopMultiplyAdd(a3, b3, u);
-            u = (1.0 / beta_scale) * u;
-            let at = values + row * BLOCK * DV + col0 + col * BLOCK;
-            coopStoreT(u, &u_values[at], DV);
-            coopStoreT(u, &stage[owner * BLOCK_ELEMENTS], BLOCK);
+            var product = coopMultiplyAdd(a0, b0, Acc());
+            product = coopMultiplyAdd(a1, b1, product);
+            product = coopMultiplyAdd(a2, b2, product);
+            product = coopMultiplyAdd(a3, b3, product);
+            u[round] = (1.0 / beta_scale) * product;
+            coopStoreT(u[round], &u_values[values + row * BLOCK * DV + col0 + col * BLOCK], DV);
+        }
+        // Every owner's products with T read lu_local before any owner overwrites it (in one round,
+        // the staging's barrier below sees to it).
+        if (U_PER > 1u) {
             workgroupBarrier();
-            for (var ow = 0u; ow < OWNERS; ow = ow + 1u) {
-                let ob = owned(ow, 0u, u_blocks);
-                let t = (ob / (CB / BLOCK)) * BLOCK + tid / BLOCK;
-                let jj = (ob % (CB / BLOCK)) * BLOCK + tid % BLOCK;
-                let value = beta_scale * stage[ow * BLOCK_ELEMENTS + tid];
+        }
+        for (var round = 0u; round < U_PER; round = round + 1u) {
+            coopStoreT(u[round], &stage[owner * BLOCK_ELEMENTS], BLOCK);
+            workgroupBarrier();
+            for (var e = tid; e < OWNERS * BLOCK_ELEMENTS; e = e + THREADS) {
+                let ob = owned(e / BLOCK_ELEMENTS, round, u_blocks);
+                let t = (ob / (CB / BLOCK)) * BLOCK + (e % BLOCK_ELEMENTS) / BLOCK;
+                let jj = (ob % (CB / BLOCK)) * BLOCK + e % BLOCK;
+                let value = beta_scale * stage[e];
                 u_half[values + t * DV + col0 + jj] = f16(value);
                 let decayed = f16(rec_lam(t) * value);
                 lu_half[values + t * DV + col0 + jj] = decayed;
