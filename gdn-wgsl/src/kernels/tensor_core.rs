@@ -29,7 +29,7 @@ const TENSOR_CORE_SUMS_FLOATS: u32 = 5 * MAX_CHUNK + 8 * 16;
 /// pass over chunks ([`TensorCoreTiling::state_owners`]).
 const OWNERS: u32 = 8;
 /// [`TensorCoreTiling::state_owners`].
-const STATE_OWNERS: u32 = 4;
+const STATE_OWNERS: u32 = 8;
 /// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
 pub(crate) const TENSOR_CORE_STAGE: u32 = OWNERS * 256;
 
@@ -51,7 +51,8 @@ pub struct TensorCoreTiling {
     pub key_group: u32,
     /// Blocks per group across dv columns (`GV`).
     pub value_group: u32,
-    /// Subgroups of 32 of the forward pass over chunks (its `OWNERS`).
+    /// Subgroups of 32 of the forward pass over chunks (its `OWNERS`): eight, which beat four
+    /// (four took 183 registers an invocation against eight's 123: BENCHMARKS.md, S1 on tensor cores).
     pub state_owners: u32,
     /// Blocks per group of the output kernel (its `GV`): one, which beat two and four
     /// (BENCHMARKS.md, S1 on tensor cores); its two products per group leave it register-bound

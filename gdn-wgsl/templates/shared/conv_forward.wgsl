@@ -12,33 +12,19 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         return;
     }
     let c = run.c;
-    // The run's raw values loaded together before any store (a load a token, waited for in turn,
-    // holds CONV_RUN load latencies), and the index read again only where a token passes the end
-    // of the sequence before it.
-    var raw: array<f32, CONV_RUN>;
-    for (var i = 0u; i < CONV_RUN; i = i + 1u) {
-        raw[i] = qkv[min(run.first + i, run.end - 1u) * layer.channels + c];
-    }
-    var n = token_seq(run.first);
-    var start = seq_start(n);
-    var end = seq_end(n);
     var window = window_before(run.first, c);
-    for (var i = 0u; i < CONV_RUN; i = i + 1u) {
-        let t = run.first + i;
-        if (t >= run.end) {
-            break;
-        }
-        if (t >= end) {
-            n = token_seq(t);
-            start = seq_start(n);
-            end = seq_end(n);
-        }
-        window = vec4<f32>(window.yzw, raw[i]);
+    for (var t = run.first; t < run.end; t = t + 1u) {
+        window = vec4<f32>(window.yzw, qkv[t * layer.channels + c]);
+        let n = token_seq(t);
+        let start = seq_start(n);
         y[t * layer.channels + c] = silu(conv_pre_windowed(n, start, t, c, window));
-        if (layer.has_conv_state != 0u && t + 1u == end) {
-            let km1 = layer.kk - 1u;
-            for (var s = 0u; s < km1; s = s + 1u) {
-                final_conv_state[(n * km1 + s) * layer.channels + c] = conv_tap(n, start, end, s, c);
+        if (layer.has_conv_state != 0u) {
+            let end = seq_end(n);
+            if (t + 1u == end) {
+                let km1 = layer.kk - 1u;
+                for (var s = 0u; s < km1; s = s + 1u) {
+                    final_conv_state[(n * km1 + s) * layer.channels + c] = conv_tap(n, start, end, s, c);
+                }
             }
         }
     }
