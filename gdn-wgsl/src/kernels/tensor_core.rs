@@ -25,11 +25,10 @@ pub const TENSOR_CORE_GATE_TERMS: u32 = 5 * MAX_CHUNK + 4;
 pub const TENSOR_CORE_KEY_TERMS: u32 = 3 * MAX_CHUNK + 4;
 /// Floats of `templates/tensor_core/tensor_core_sums.wgsl`'s per-token sums and owner partials.
 const TENSOR_CORE_SUMS_FLOATS: u32 = 5 * MAX_CHUNK + 8 * 16;
-/// Subgroups of 32 that own output blocks in a tensor-core kernel (`OWNERS`), but for the forward
-/// pass over chunks ([`TensorCoreTiling::state_owners`]).
+/// Subgroups of 32 that own output blocks in a tensor-core kernel (`OWNERS`): eight, which beat four
+/// in the forward pass over chunks (four took 183 registers an invocation against eight's 123:
+/// BENCHMARKS.md, S1 on tensor cores).
 const OWNERS: u32 = 8;
-/// [`TensorCoreTiling::state_owners`].
-const STATE_OWNERS: u32 = 8;
 /// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
 pub(crate) const TENSOR_CORE_STAGE: u32 = OWNERS * 256;
 
@@ -51,9 +50,6 @@ pub struct TensorCoreTiling {
     pub key_group: u32,
     /// Blocks per group across dv columns (`GV`).
     pub value_group: u32,
-    /// Subgroups of 32 of the forward pass over chunks (its `OWNERS`): eight, which beat four
-    /// (four took 183 registers an invocation against eight's 123: BENCHMARKS.md, S1 on tensor cores).
-    pub state_owners: u32,
     /// Blocks per group of the output kernel (its `GV`): one, which beat two and four
     /// (BENCHMARKS.md, S1 on tensor cores); its two products per group leave it register-bound
     /// sooner than the others.
@@ -80,13 +76,7 @@ impl TensorCoreTiling {
             .filter(|w| dims.dv.is_multiple_of(*w) && *w <= 32)
             .find(|w| (dims.dk + 64) * w * 2 <= room && (dims.dk / 16) * (w / 16) <= 32)
             .unwrap_or(16);
-        Self {
-            state_columns,
-            key_group: group(dims.dk / 16),
-            value_group: group(dims.dv / 16),
-            state_owners: STATE_OWNERS,
-            output_group: 1,
-        }
+        Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16), output_group: 1 }
     }
 }
 
@@ -96,9 +86,9 @@ const TENSOR_CORE_SUMS: Wgsl = wgsl!("tensor_core/tensor_core_sums");
 const TENSOR_CORE_TERMS: Wgsl = wgsl!("tensor_core/tensor_core_terms");
 const TENSOR_CORE_GRAD_ROWS: Wgsl = wgsl!("tensor_core/tensor_core_grad_rows");
 
-/// The `const`s of every tensor-core kernel with `owners` subgroups, `GV` the value group or, for
-/// the output kernel, its own.
-fn tensor_core_constants(dims: HeadDims, output: bool, owners: u32) -> Vec<(&'static str, u32)> {
+/// The `const`s of every tensor-core kernel, `GV` the value group or, for the output kernel, its
+/// own.
+fn tensor_core_constants(dims: HeadDims, output: bool) -> Vec<(&'static str, u32)> {
     let tiling = TensorCoreTiling::new(dims);
     vec![
         ("DK", dims.dk),
@@ -106,7 +96,7 @@ fn tensor_core_constants(dims: HeadDims, output: bool, owners: u32) -> Vec<(&'st
         ("CB", tiling.state_columns),
         ("GK", tiling.key_group),
         ("GV", if output { tiling.output_group } else { tiling.value_group }),
-        ("OWNERS", owners),
+        ("OWNERS", OWNERS),
     ]
 }
 
@@ -129,7 +119,7 @@ pub(crate) const TENSOR_CORE_PACK: KernelDef = KernelDef {
     ],
     threads: |_| 32 * OWNERS,
     workgroup_floats: |_| CHUNK_DECAYS + TENSOR_CORE_FLOATS,
-    constants: |dims| tensor_core_constants(dims, false, OWNERS),
+    constants: |dims| tensor_core_constants(dims, false),
     depends_on_dims: true,
     needs: Needs::TensorCores,
 };
@@ -156,10 +146,10 @@ pub(crate) const TENSOR_CORE_PREPARE: KernelDef = KernelDef {
     ..TENSOR_CORE_PACK
 };
 
-/// Floats of a pass over chunks with `owners` subgroups: the state (or its gradient) and diag(λ) U
-/// (or dU) in f16, and the staging.
-fn pass_floats(dims: HeadDims, owners: u32) -> u32 {
-    TENSOR_CORE_FLOATS + (dims.dk + MAX_CHUNK) * TensorCoreTiling::new(dims).state_columns / 2 + owners * 256
+/// Floats of the passes over chunks: the state (or its gradient) and diag(λ) U (or dU) in f16,
+/// and the staging.
+fn pass_floats(dims: HeadDims) -> u32 {
+    TENSOR_CORE_FLOATS + (dims.dk + MAX_CHUNK) * TensorCoreTiling::new(dims).state_columns / 2 + TENSOR_CORE_STAGE
 }
 
 pub(crate) const TENSOR_CORE_STATE: KernelDef = KernelDef {
@@ -183,9 +173,7 @@ pub(crate) const TENSOR_CORE_STATE: KernelDef = KernelDef {
         bind("lu_half", WriteF16),
         bind("ht", WriteF32),
     ],
-    threads: |dims| 32 * TensorCoreTiling::new(dims).state_owners,
-    workgroup_floats: |dims| pass_floats(dims, TensorCoreTiling::new(dims).state_owners),
-    constants: |dims| tensor_core_constants(dims, false, TensorCoreTiling::new(dims).state_owners),
+    workgroup_floats: pass_floats,
     ..TENSOR_CORE_PACK
 };
 
@@ -206,7 +194,7 @@ pub(crate) const TENSOR_CORE_OUTPUT: KernelDef = KernelDef {
     ],
     // the staging of GV blocks an owner
     workgroup_floats: |dims| TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE * TensorCoreTiling::new(dims).output_group,
-    constants: |dims| tensor_core_constants(dims, true, OWNERS),
+    constants: |dims| tensor_core_constants(dims, true),
     ..TENSOR_CORE_PACK
 };
 
@@ -256,7 +244,7 @@ pub(crate) const TENSOR_CORE_STATE_BACKWARD: KernelDef = KernelDef {
         bind("du_scale", WriteF32),
         bind("dh0", WriteF32),
     ],
-    workgroup_floats: |dims| pass_floats(dims, OWNERS),
+    workgroup_floats: pass_floats,
     ..TENSOR_CORE_PACK
 };
 

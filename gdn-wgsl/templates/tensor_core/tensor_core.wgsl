@@ -18,8 +18,7 @@
 // is scaled back in f32, exactly. Factors that only shrink an operand's rows or columns (decays, β)
 // are folded into it before the rounding; what this costs small rows is small against the tile.
 
-// OWNERS (the subgroups of 32 that own blocks) is the kernel's: eight, or gdn-wgsl's
-// TensorCoreTiling::state_owners for the forward pass over chunks.
+// OWNERS (the subgroups of 32 that own blocks) comes from gdn-wgsl (kernels/tensor_core.rs).
 const BLOCK: u32 = 16u;
 const BLOCK_ELEMENTS: u32 = 256u;
 const THREADS: u32 = 32u * OWNERS;
