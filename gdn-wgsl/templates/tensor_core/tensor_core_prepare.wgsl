@@ -2,7 +2,7 @@
 // of a chunk that does not depend on the state.
 //   M (lower, diagonal included);   KK = K Kᵀ;   A = diag(β) (KK ⊙ M⁻);   T = (I + A)⁻¹ (solve.wgsl,
 //   in f32);   P = (Q Kᵀ) ⊙ M.
-// Writes, in f16 with rows of CMAX (zero above the diagonal blocks and past the chunk): m_half = M,
+// Writes, in f16 with rows of CMAX (zero above the diagonal and past the chunk): m_half = M,
 // km_half = KK ⊙ M⁻, t_half = T and p_half = 16 P (q_half carries 16). W¹ = T X¹ and Ũ = T Y are
 // not formed: the pass over chunks multiplies by T (U = T (Y − e₁ X¹ S)), and the backward forms
 // W¹ (tensor_core_backward_pack). The steps are few and wide, since a chunk's work is a chain of
@@ -41,38 +41,39 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     }
     workgroupBarrier();
 
-    // M, KK ⊙ M⁻ and P of every element on or below the diagonal and of its transpose above (zero),
-    // by one invocation, so that it alone reads and writes both; A = diag(β) (KK ⊙ M⁻) in place, zero
-    // above the diagonal and past the chunk.
-    for (var e = tid; e < CMAX * CMAX; e = e + THREADS) {
+    // M, KK ⊙ M⁻ and P of every element of the chunk's rows, zero above the diagonal, written in
+    // row order so that each subgroup's stores are contiguous; A = diag(β) (KK ⊙ M⁻) (zero above
+    // the diagonal and past the chunk) is held until every invocation has read `solve`, then written
+    // over it. (Writing each transposed zero beside its element instead scattered half the stores,
+    // and measured slower: BENCHMARKS.md.)
+    const_assert CMAX * CMAX % THREADS == 0u;
+    var a_of: array<f32, CMAX * CMAX / THREADS>;
+    for (var i = 0u; i < CMAX * CMAX / THREADS; i = i + 1u) {
+        let e = tid + i * THREADS;
         let t = e / CMAX;
         let s = e % CMAX;
-        if (s > t) {
-            continue;
-        }
         var a = 0.0;
         if (t < c) {
-            let m = exp(span(s, t));
-            let qk = solve[select(s, CMAX + s % BLOCK, t / BLOCK == s / BLOCK) * CMAX + t];
+            var m = 0.0;
             var km = 0.0;
-            if (s < t) {
-                km = m * solve[e];
+            var qk = 0.0;
+            if (s <= t) {
+                m = exp(span(s, t));
+                qk = solve[select(s, CMAX + s % BLOCK, t / BLOCK == s / BLOCK) * CMAX + t];
+                if (s < t) {
+                    km = m * solve[e];
+                }
             }
             m_half[square + e] = f16(m);
             km_half[square + e] = f16(km);
             p_half[square + e] = f16(m * qk);
             a = rec_beta(t) * km;
         }
-        if (s < t) {
-            if (s < c) {
-                let above = square + s * CMAX + t;
-                m_half[above] = f16(0.0);
-                km_half[above] = f16(0.0);
-                p_half[above] = f16(0.0);
-            }
-            solve[s * CMAX + t] = 0.0;
-        }
-        solve[e] = a;
+        a_of[i] = a;
+    }
+    workgroupBarrier();
+    for (var i = 0u; i < CMAX * CMAX / THREADS; i = i + 1u) {
+        solve[tid + i * THREADS] = a_of[i];
     }
     workgroupBarrier();
     solve_inverse(tid);
