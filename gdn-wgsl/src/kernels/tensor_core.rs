@@ -26,8 +26,8 @@ pub const TENSOR_CORE_KEY_TERMS: u32 = 3 * MAX_CHUNK + 4;
 /// Floats of `templates/tensor_core/tensor_core_sums.wgsl`'s per-token sums and owner partials.
 const TENSOR_CORE_SUMS_FLOATS: u32 = 5 * MAX_CHUNK + 8 * 16;
 /// Subgroups of 32 that own output blocks in a tensor-core kernel (`OWNERS`): eight, which beat four
-/// in the forward pass over chunks (four took 183 registers an invocation against eight's 123:
-/// BENCHMARKS.md, S1 on tensor cores).
+/// in the forward pass over chunks, where four needed many more registers an invocation
+/// (BENCHMARKS.md, S1 on tensor cores).
 const OWNERS: u32 = 8;
 /// Floats of a tensor-core kernel's staging: one 16 × 16 block per owner.
 pub(crate) const TENSOR_CORE_STAGE: u32 = OWNERS * 256;
