@@ -48,12 +48,9 @@ pub struct TensorCoreTiling {
     /// independent accumulators beat one and four, where four leave too few registers:
     /// BENCHMARKS.md, S1 on tensor cores).
     pub key_group: u32,
-    /// Blocks per group across dv columns (`GV`).
+    /// Blocks per group across dv columns (`GV`), the output kernel's included (two beat one and
+    /// four there too: BENCHMARKS.md, S1 on tensor cores).
     pub value_group: u32,
-    /// Blocks per group of the output kernel (its `GV`): one, which beat two and four
-    /// (BENCHMARKS.md, S1 on tensor cores); its two products per group leave it register-bound
-    /// sooner than the others.
-    pub output_group: u32,
 }
 
 /// Bytes a tensor-core pass over chunks declares besides its tiles: tensor_core.wgsl's record and
@@ -76,7 +73,7 @@ impl TensorCoreTiling {
             .filter(|w| dims.dv.is_multiple_of(*w) && *w <= 32)
             .find(|w| (dims.dk + 64) * w * 2 <= room && (dims.dk / 16) * (w / 16) <= 32)
             .unwrap_or(16);
-        Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16), output_group: 1 }
+        Self { state_columns, key_group: group(dims.dk / 16), value_group: group(dims.dv / 16) }
     }
 }
 
@@ -86,16 +83,15 @@ const TENSOR_CORE_SUMS: Wgsl = wgsl!("tensor_core/tensor_core_sums");
 const TENSOR_CORE_TERMS: Wgsl = wgsl!("tensor_core/tensor_core_terms");
 const TENSOR_CORE_GRAD_ROWS: Wgsl = wgsl!("tensor_core/tensor_core_grad_rows");
 
-/// The `const`s of every tensor-core kernel, `GV` the value group or, for the output kernel, its
-/// own.
-fn tensor_core_constants(dims: HeadDims, output: bool) -> Vec<(&'static str, u32)> {
+/// The `const`s of every tensor-core kernel.
+fn tensor_core_constants(dims: HeadDims) -> Vec<(&'static str, u32)> {
     let tiling = TensorCoreTiling::new(dims);
     vec![
         ("DK", dims.dk),
         ("DV", dims.dv),
         ("CB", tiling.state_columns),
         ("GK", tiling.key_group),
-        ("GV", if output { tiling.output_group } else { tiling.value_group }),
+        ("GV", tiling.value_group),
         ("OWNERS", OWNERS),
     ]
 }
@@ -119,7 +115,7 @@ pub(crate) const TENSOR_CORE_PACK: KernelDef = KernelDef {
     ],
     threads: |_| 32 * OWNERS,
     workgroup_floats: |_| CHUNK_DECAYS + TENSOR_CORE_FLOATS,
-    constants: |dims| tensor_core_constants(dims, false),
+    constants: tensor_core_constants,
     depends_on_dims: true,
     needs: Needs::TensorCores,
 };
@@ -193,8 +189,7 @@ pub(crate) const TENSOR_CORE_OUTPUT: KernelDef = KernelDef {
         bind("o", WriteF32),
     ],
     // the staging of GV blocks an owner
-    workgroup_floats: |dims| TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE * TensorCoreTiling::new(dims).output_group,
-    constants: |dims| tensor_core_constants(dims, true),
+    workgroup_floats: |dims| TENSOR_CORE_FLOATS + TENSOR_CORE_STAGE * TensorCoreTiling::new(dims).value_group,
     ..TENSOR_CORE_PACK
 };
 

@@ -3,10 +3,12 @@
 // operands packed chunk-major, rows of a constant stride) or from workgroup memory.
 //
 // Work is split by output block among the first OWNERS subgroups of a workgroup, in rounds: unit
-// `owner + OWNERS · round`, the last one clamped, so that every subgroup runs the same cooperative
-// operations, as they must in uniform control flow (a clamped unit is computed twice and written
-// twice with the same values; where subgroups have fewer than 32 invocations, as on a software
-// rasteriser, the subgroups past the first OWNERS repeat an owner's work in the same way). A unit of
+// `owner + OWNERS · round`. Cooperative operations need control flow uniform within a subgroup: an
+// owner past the last unit repeats the last one (clamped: computed twice and written twice with the
+// same values) where a round holds barriers every invocation must reach, and skips the round where
+// it holds none (the products run at the rate of their loads, so a repeated unit costs as much as
+// a real one). Where subgroups have fewer than 32 invocations, as on a software rasteriser, the
+// subgroups past the first OWNERS repeat an owner's work in the same way. A unit of
 // a product with many columns is a group of GK (or GV) blocks of one block row (gdn-wgsl's
 // TensorCoreTiling: two), so that an owner keeps that many independent accumulators and loads each A
 // block once for all of them. A result that needs element-wise work leaves its accumulators through

@@ -24,8 +24,12 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     // K Kᵀ and 16 Q Kᵀ of every lower pair of blocks: K Kᵀ in place in `solve`, 16 Q Kᵀ transposed,
     // in the block above the diagonal (a diagonal block's: in the rows past CMAX), so that solve[s][t]
     // holds 16 q_t·k_s for s < t.
+    // An owner past the last pair skips the round (no barrier in it).
     for (var round = 0u; round < rounds(pairs); round = round + 1u) {
-        let pair = lower_pair(owned(owner, round, pairs));
+        if (owner + OWNERS * round >= pairs) {
+            break;
+        }
+        let pair = lower_pair(owner + OWNERS * round);
         var kk = Acc();
         var qk = Acc();
         for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {

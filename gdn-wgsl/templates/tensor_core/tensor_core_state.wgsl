@@ -32,7 +32,7 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
     if (layer.has_h0 != 0u) {
         let initial = (j.n * layer.nv + j.h) * DK * DV;
         for (var i = 0u; i < STATE_PER; i = i + 1u) {
-            acc[i] = coopLoadT<Acc>(&h0[initial + state_block(owned(owner, i, STATE_BLOCKS))], DV);
+            acc[i] = coopLoadT<Acc>(&h0[initial + state_block(state_owned(i))], DV);
         }
     }
     for (var chunk = 0u; chunk < j.chunks; chunk = chunk + 1u) {
@@ -110,19 +110,20 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
         // = 4 blocks of tokens) so that their eight loads are in flight together: the driver
         // pipelines no load across the iterations of a loop. Past the chunk, lu_local's rows are
         // zero and K's block index is clamped to the chunk's last, so those products add zero.
+        // The owner's blocks are all in its column of blocks (state_owned): their B operands
+        // are loaded once.
         let key = key_rows() * DK;
+        let lu_col = (owner % (CB / BLOCK)) * BLOCK;
+        let b0 = coopLoadT<OperandB>(&lu_local[lu_col], CB);
+        let b1 = coopLoadT<OperandB>(&lu_local[BLOCK * CB + lu_col], CB);
+        let b2 = coopLoadT<OperandB>(&lu_local[2u * BLOCK * CB + lu_col], CB);
+        let b3 = coopLoadT<OperandB>(&lu_local[3u * BLOCK * CB + lu_col], CB);
         for (var i = 0u; i < STATE_PER; i = i + 1u) {
-            let b = owned(owner, i, STATE_BLOCKS);
-            let k_col = key + (b / (CB / BLOCK)) * BLOCK;
-            let lu_col = (b % (CB / BLOCK)) * BLOCK;
+            let k_col = key + (state_owned(i) / (CB / BLOCK)) * BLOCK;
             let a0 = coopLoad<OperandA>(&k_half[k_col], DK);
             let a1 = coopLoad<OperandA>(&k_half[k_col + min(1u, nb - 1u) * BLOCK * DK], DK);
             let a2 = coopLoad<OperandA>(&k_half[k_col + min(2u, nb - 1u) * BLOCK * DK], DK);
             let a3 = coopLoad<OperandA>(&k_half[k_col + min(3u, nb - 1u) * BLOCK * DK], DK);
-            let b0 = coopLoadT<OperandB>(&lu_local[lu_col], CB);
-            let b1 = coopLoadT<OperandB>(&lu_local[BLOCK * CB + lu_col], CB);
-            let b2 = coopLoadT<OperandB>(&lu_local[2u * BLOCK * CB + lu_col], CB);
-            let b3 = coopLoadT<OperandB>(&lu_local[3u * BLOCK * CB + lu_col], CB);
             var grown = (rec_decay() * beta_scale) * acc[i];
             grown = coopMultiplyAdd(a0, b0, grown);
             grown = coopMultiplyAdd(a1, b1, grown);
@@ -135,7 +136,7 @@ fn carry_state(job: u32, tid: u32, subgroup: u32) {
     }
     let last = (j.n * layer.nv + j.h) * DK * DV;
     for (var i = 0u; i < STATE_PER; i = i + 1u) {
-        coopStoreT(acc[i], &ht[last + state_block(owned(owner, i, STATE_BLOCKS))], DV);
+        coopStoreT(acc[i], &ht[last + state_block(state_owned(i))], DV);
     }
 }
 

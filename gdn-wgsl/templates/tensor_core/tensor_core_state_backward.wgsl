@@ -25,7 +25,7 @@ fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
     if (layer.has_dht != 0u) {
         let last = (j.n * layer.nv + j.h) * DK * DV;
         for (var i = 0u; i < STATE_PER; i = i + 1u) {
-            acc[i] = coopLoadT<Acc>(&dht[last + state_block(owned(owner, i, STATE_BLOCKS))], DV);
+            acc[i] = coopLoadT<Acc>(&dht[last + state_block(state_owned(i))], DV);
         }
     }
     for (var back = 0u; back < j.chunks; back = back + 1u) {
@@ -80,7 +80,7 @@ fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
             let q_unscale = rec_e1() / (16.0 * do_scale[ck_slot * layer.nv + ck_h]);
             let w_unscale = -rec_e1() / (rec_beta_scale() * du_scale_value);
             for (var i = 0u; i < STATE_PER; i = i + 1u) {
-                let sb = owned(owner, i, STATE_BLOCKS);
+                let sb = state_owned(i);
                 let ri = (sb / (CB / BLOCK)) * BLOCK;
                 let cj = (sb % (CB / BLOCK)) * BLOCK;
                 var from_output = Acc();
@@ -100,7 +100,7 @@ fn carry_state_grad(job: u32, tid: u32, subgroup: u32) {
     if (layer.has_h0 != 0u) {
         let first = (j.n * layer.nv + j.h) * DK * DV;
         for (var i = 0u; i < STATE_PER; i = i + 1u) {
-            coopStoreT(acc[i], &dh0[first + state_block(owned(owner, i, STATE_BLOCKS))], DV);
+            coopStoreT(acc[i], &dh0[first + state_block(state_owned(i))], DV);
         }
     }
 }

@@ -10,6 +10,15 @@
 const STATE_BLOCKS: u32 = (DK / BLOCK) * (CB / BLOCK);
 const STATE_PER: u32 = (STATE_BLOCKS + OWNERS - 1u) / OWNERS;
 
+// The owner's state block `i`: every one of them in the owner's column of blocks (OWNERS is a
+// multiple of CB / BLOCK), so that the passes' updates load their B operands once for all of them;
+// past the last row of blocks, the last row's (computed twice, with the same values).
+const_assert OWNERS % (CB / BLOCK) == 0u;
+fn state_owned(i: u32) -> u32 {
+    let per_row = CB / BLOCK;
+    return min((owner + OWNERS * i) / per_row, DK / BLOCK - 1u) * per_row + owner % per_row;
+}
+
 // Element offset of state block `b` (of the block's columns) in a [DK][DV] state.
 fn state_block(b: u32) -> u32 {
     return (b / (CB / BLOCK)) * BLOCK * DV + col0 + (b % (CB / BLOCK)) * BLOCK;
@@ -21,7 +30,7 @@ var<workgroup> state_local: array<f16, DK * CB>;
 // its scale. The f32 blocks are read back for their largest magnitude before the f16 rounding.
 fn keep_states(acc: array<Acc, STATE_PER>, state: u32, tid: u32) -> f32 {
     for (var i = 0u; i < STATE_PER; i = i + 1u) {
-        coopStoreT(acc[i], &states[state + state_block(owned(owner, i, STATE_BLOCKS))], DV);
+        coopStoreT(acc[i], &states[state + state_block(state_owned(i))], DV);
     }
     storageBarrier();
     workgroupBarrier();
