@@ -179,10 +179,19 @@ fn context() -> Result<Context, String> {
 }
 
 fn run(args: &RunArgs) -> Result<bool, String> {
-    for (name, value) in [("--batch", args.batch), ("--seq", args.seq)] {
+    for (name, value) in [("--batch", args.batch), ("--seq", args.seq), ("--repeat", args.repeat)] {
         if value == 0 {
             return Err(format!("{name} must be at least 1, got 0"));
         }
+    }
+    // Token indices are u32 on the device.
+    if !args.batch.checked_mul(args.seq).is_some_and(|tokens| u32::try_from(tokens).is_ok()) {
+        return Err(format!(
+            "--batch {} × --seq {} tokens: at most {} tokens a call (the device indexes tokens in u32)",
+            args.batch,
+            args.seq,
+            u32::MAX
+        ));
     }
     let (preset, config) = args.layer.resolve()?;
     let precision = args.precision.0;
@@ -309,7 +318,7 @@ fn time(call: &LayerCall, args: &RunArgs) -> Result<(Duration, Duration, gdn_tra
             }
         }
         let mut times = Vec::new();
-        for _ in 0..args.repeat.max(1) {
+        for _ in 0..args.repeat {
             let (t, c) = call.time(pass).map_err(err)?;
             clock = c;
             times.push(t);
@@ -328,7 +337,7 @@ fn time(call: &LayerCall, args: &RunArgs) -> Result<(Duration, Duration, gdn_tra
         for pass in [Pass::Forward, Pass::Backward] {
             let mut alone: Vec<Vec<(&str, Duration)>> = Vec::new();
             let mut in_pass: Vec<Vec<(&str, Duration)>> = Vec::new();
-            for _ in 0..args.repeat.max(1) {
+            for _ in 0..args.repeat {
                 let (run, c) = tape.profile(pass).map_err(err)?;
                 kernel_clock = c;
                 alone.push(run);
@@ -359,6 +368,9 @@ fn time(call: &LayerCall, args: &RunArgs) -> Result<(Duration, Duration, gdn_tra
 const PROGRESS_EVERY: u32 = 25;
 
 fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
+    if args.jobs == 0 {
+        return Err("--jobs must be at least 1, got 0".into());
+    }
     let ctx = context()?;
     let space = args.space.space();
     println!("fuzzing {} cases (seed {}, {} jobs) over {space:?}", args.cases, args.space.seed, args.jobs);

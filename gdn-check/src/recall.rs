@@ -64,12 +64,16 @@ impl RecallConfig {
 
     /// Refuses a task the sequences cannot be drawn for, naming the size.
     pub fn validate(&self) -> Result<(), String> {
-        for (name, value) in
-            [("pairs", self.pairs), ("values", self.values), ("batch", self.batch), ("width", self.width)]
-        {
+        for (name, value) in [("pairs", self.pairs), ("batch", self.batch), ("width", self.width)] {
             if value == 0 {
                 return Err(format!("{name} must be at least 1"));
             }
+        }
+        if self.values < 2 {
+            return Err(format!("values must be at least 2 (one value leaves nothing to recall), got {}", self.values));
+        }
+        if !(self.learning_rate.is_finite() && self.learning_rate > 0.0) {
+            return Err(format!("learning_rate must be a positive number, got {}", self.learning_rate));
         }
         if self.pairs > self.keys {
             return Err(format!(

@@ -51,6 +51,7 @@ pub fn command(ctx: &Context, args: &RecallArgs) -> Result<bool, String> {
         seed: args.seed,
         ..RecallConfig::default()
     };
+    config.validate()?;
     println!(
         "associative recall: {} pairs, {keys} keys, {} values (chance {:.3}), {} sequences of {} tokens per step; \
          layer nk {}, nv {}, dk = dv = {}",

@@ -9,7 +9,7 @@ use crate::{Family, Precision, Storage};
 pub struct TapeOptions {
     /// Room for an initial state `h0` per sequence (and its gradient `dh0`).
     pub initial_state: bool,
-    /// Room for a gradient `dhT` arriving at the final state.
+    /// Room for a gradient `dhT` arriving at the final state (a tape that records the backward only).
     pub final_state_grad: bool,
     /// The kernel family that computes the delta rule, with its knobs.
     ///

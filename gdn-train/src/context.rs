@@ -48,14 +48,14 @@ pub enum BoundsChecks {
 }
 
 impl ContextOptions {
-    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `GDN_BOUNDS_CHECKS` and
-    /// `GDN_MAX_STORAGE_BUFFERS` (a count; [`Context::new`] refuses one that is not).
+    /// Options from `WGPU_BACKEND`, `WGPU_ADAPTER_NAME`, `GDN_BOUNDS_CHECKS` (`0` or `1`) and
+    /// `GDN_MAX_STORAGE_BUFFERS` (a count); [`Context::new`] refuses values that are neither.
     pub fn from_env() -> Self {
         Self {
             backends: wgpu::Backends::from_env(),
             adapter_name: std::env::var("WGPU_ADAPTER_NAME").ok(),
             bounds_checks: match std::env::var("GDN_BOUNDS_CHECKS") {
-                Ok(v) if v == "0" => BoundsChecks::Off,
+                Ok(v) if v.trim() == "0" => BoundsChecks::Off,
                 _ => BoundsChecks::On,
             },
             max_storage_buffers: std::env::var("GDN_MAX_STORAGE_BUFFERS").ok().and_then(|v| v.trim().parse().ok()),
@@ -155,6 +155,9 @@ impl Context {
         }
         if let Ok(value) = std::env::var("GDN_MAX_STORAGE_BUFFERS") {
             check_storage_buffers(&value)?;
+        }
+        if let Ok(value) = std::env::var("GDN_BOUNDS_CHECKS") {
+            check_bounds_checks(&value)?;
         }
         Self::with_options(&ContextOptions::from_env())
     }
@@ -404,6 +407,18 @@ fn check_storage_buffers(value: &str) -> Result<()> {
             variable: "GDN_MAX_STORAGE_BUFFERS",
             value: value.into(),
             reason: format!("{e}: a count of storage buffers per shader stage, e.g. 12"),
+        }),
+    }
+}
+
+/// `GDN_BOUNDS_CHECKS` must be `0` (off) or `1` (on, the default).
+fn check_bounds_checks(value: &str) -> Result<()> {
+    match value.trim() {
+        "0" | "1" => Ok(()),
+        _ => Err(Error::Environment {
+            variable: "GDN_BOUNDS_CHECKS",
+            value: value.into(),
+            reason: "0 turns the kernels' bounds checks off, 1 keeps them on".into(),
         }),
     }
 }

@@ -415,6 +415,13 @@ pub(crate) fn laid_out(
     offsets: &[usize],
     options: &TapeOptions,
 ) -> Result<LayerPlan> {
+    if options.final_state_grad && !options.backward {
+        return Err(Error::Config {
+            name: "final_state_grad",
+            reason: "a gradient arriving at the final state needs a tape that records the backward (backward: true)"
+                .into(),
+        });
+    }
     let plan_of = |family: Family| -> Result<LayerPlan> {
         let plan_options = PlanOptions {
             family,

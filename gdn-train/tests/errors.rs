@@ -54,6 +54,13 @@ fn layer_sizes_are_checked() {
 }
 
 #[test]
+fn a_final_state_gradient_without_a_backward_is_refused() {
+    let options = TapeOptions { backward: false, final_state_grad: true, ..TapeOptions::default() };
+    let refused = Tape::new(context(), small(), Batch::Fixed { b: 1, t: 4 }, options);
+    assert!(matches!(refused, Err(Error::Config { name: "final_state_grad", .. })), "{:?}", refused.err());
+}
+
+#[test]
 fn batch_layouts_are_checked() {
     let ctx = context();
     let tape = |batch| Tape::new(ctx, small(), batch, TapeOptions::default()).err().expect("rejected");
