@@ -4,6 +4,7 @@
 
 use crate::presets::LayerArgs;
 use gdn_check::decode::{Schedule, Timing, run};
+use gdn_check::layer_call::host_available;
 use gdn_train::Context;
 
 /// Arguments of `gdn-check decode`.
@@ -33,6 +34,21 @@ pub fn command(ctx: &Context, args: &DecodeArgs) -> Result<bool, String> {
     let (preset, config) = args.layer.resolve()?;
     if args.sequences == 0 || args.steps == 0 {
         return Err(format!("--sequences {} and --steps {} must be at least 1", args.sequences, args.steps));
+    }
+    // The states are kept on the host too (the reference and the one-shot comparison).
+    let needed = args.sequences.checked_mul(config.nv * config.dk * config.dv * 4);
+    let gib = |bytes: usize| bytes as f64 / f64::from(1u32 << 30);
+    match (needed, host_available()) {
+        (None, _) => return Err(format!("--sequences {}: their states' bytes overflow", args.sequences)),
+        (Some(needed), Some(available)) if needed as u64 > available => {
+            return Err(format!(
+                "--sequences {}: their states need {:.1} GiB of host memory, more than the {:.1} GiB this machine has available",
+                args.sequences,
+                gib(needed),
+                available as f64 / f64::from(1u32 << 30)
+            ));
+        }
+        _ => {}
     }
     let states = args.sequences * config.nv;
     let state_bytes = (states * config.dk * config.dv * 4) as f64;

@@ -18,7 +18,7 @@ fn host_bytes(case: &Case) -> u64 {
 }
 
 /// The host's available memory, where the system says (Linux's `MemAvailable`).
-fn host_available() -> Option<u64> {
+pub fn host_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)

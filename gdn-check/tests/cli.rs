@@ -41,6 +41,14 @@ fn counts_that_would_be_clamped_or_overflow_are_refused_by_name() {
 }
 
 #[test]
+fn decode_states_past_the_host_memory_or_past_usize_are_refused() {
+    let output = gdn_check(&["decode", "--sequences", "100000000"], &[]);
+    refused(&output, &["--sequences 100000000", "GiB of host memory"]);
+    let output = gdn_check(&["decode", "--sequences", "18446744073709551615"], &[]);
+    refused(&output, &["--sequences 18446744073709551615", "overflow"]);
+}
+
+#[test]
 fn a_recall_task_with_nothing_to_learn_or_no_step_size_is_refused() {
     refused(&gdn_check(&["recall", "--values", "1"], &[]), &["values must be at least 2"]);
     for rate in ["nan", "0", "-1", "inf"] {
