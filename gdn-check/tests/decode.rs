@@ -11,7 +11,9 @@
 
 use gdn_check::decode::{Schedule, Timing, run};
 use gdn_ref::LayerConfig;
-use gdn_train::{Context, DecodeCapacity, Decoder, Error, Kernel, Params, SlotState, StatePool, decode_kernel};
+use gdn_train::{
+    Context, DecodeCapacity, DecodeInputs, Decoder, Error, Kernel, Params, SlotState, StatePool, decode_kernel,
+};
 
 fn context() -> &'static Context {
     gdn_check::device_context()
@@ -173,4 +175,9 @@ fn bad_steps_are_refused_by_name_and_write_nothing() {
     assert!(matches!(decoder.write_params(&wrong), Err(Error::Length { name: "norm", expected: 16, got: 8 })));
     let capacity = DecodeCapacity { sequences: 1, tokens: 9 };
     assert!(matches!(Decoder::new(ctx, &pool, &params, capacity), Err(Error::Config { name: "tokens", .. })));
+    let none = DecodeInputs { qkv: &[], z: &[], a: &[], b: &[] };
+    let refused = decoder.write_inputs(&none, usize::MAX, 2);
+    assert!(matches!(refused, Err(Error::Capacity { name: "sequences", .. })), "{refused:?}");
+    let refused = StatePool::new(ctx, config, 1 << 58).map(|_| ());
+    assert!(matches!(refused, Err(Error::Config { name: "slots", .. })), "{refused:?}");
 }

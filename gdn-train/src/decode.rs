@@ -228,7 +228,6 @@ impl Decoder {
 
     /// Uploads the new tokens of a step of `tokens` tokens for each of `sequences` sequences.
     pub fn write_inputs(&self, inputs: &DecodeInputs, sequences: usize, tokens: usize) -> Result<()> {
-        let rows = sequences * tokens;
         let config = &self.config;
         if sequences > self.capacity.sequences {
             return Err(Error::Capacity { name: "sequences", capacity: self.capacity.sequences, got: sequences });
@@ -236,6 +235,7 @@ impl Decoder {
         if tokens > self.capacity.tokens {
             return Err(Error::Capacity { name: "tokens", capacity: self.capacity.tokens, got: tokens });
         }
+        let rows = sequences * tokens;
         let parts = [
             ("qkv", inputs.qkv, config.channels()),
             ("z", inputs.z, config.value_width()),

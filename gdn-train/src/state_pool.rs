@@ -40,8 +40,14 @@ impl StatePool {
         if slots == 0 {
             return Err(Error::Config { name: "slots", reason: "a pool needs at least one slot".into() });
         }
-        let state = storage(ctx, "pool state", slots * config.nv * config.state_size())?;
-        let conv_state = storage(ctx, "pool conv_state", slots * conv_window(&config))?;
+        let words = |per_slot: usize| {
+            slots.checked_mul(per_slot).ok_or_else(|| Error::Config {
+                name: "slots",
+                reason: format!("{slots} slots of {per_slot} words each overflow the host's sizes"),
+            })
+        };
+        let state = storage(ctx, "pool state", words(config.nv * config.state_size())?)?;
+        let conv_state = storage(ctx, "pool conv_state", words(conv_window(&config))?)?;
         Ok(Self { ctx: ctx.clone(), config, slots, state, conv_state })
     }
 
