@@ -75,6 +75,16 @@ pub struct Gradients {
     pub dconv_state: Option<Vec<f32>>,
 }
 
+/// Refuses a non-finite element of `a`, `a_log` or `dt_bias` (named `name`), as gdn-ref does: the
+/// kernels cap the gate's exponent, which would turn it into a number, and Vulkan lets drivers
+/// assume no NaN or infinity, so it cannot be relied on to propagate.
+pub(crate) fn check_gate_finite(name: &'static str, data: &[f32]) -> Result<()> {
+    match data.iter().position(|v| !v.is_finite()) {
+        Some(index) => Err(Error::Layer(gdn_ref::Error::NotFinite { name, index, value: f64::from(data[index]) })),
+        None => Ok(()),
+    }
+}
+
 /// Slices to upload into the tape, every one checked before any is written.
 type Uploads<'a> = Vec<(Tensor, &'a [f32])>;
 
@@ -130,10 +140,13 @@ impl Tape {
         Ok(uploads)
     }
 
-    /// `uploads`, each checked by [`Tape::check_write`].
+    /// `uploads`, each checked by [`Tape::check_write`], and those the gate caps checked finite.
     fn checked<'a>(&self, uploads: Uploads<'a>) -> Result<Uploads<'a>> {
         for &(which, data) in &uploads {
             self.check_write(which, data)?;
+            if matches!(which, Tensor::A | Tensor::ALog | Tensor::DtBias) {
+                check_gate_finite(which.name(), data)?;
+            }
         }
         Ok(uploads)
     }

@@ -202,6 +202,7 @@ impl WindowedTape {
         check("z", inputs.z, tokens * c.value_width())?;
         check("a", inputs.a, tokens * c.nv)?;
         check("b", inputs.b, tokens * c.nv)?;
+        crate::host::check_gate_finite("a", inputs.a)?;
         check_optional("h0", inputs.h0, self.options.initial_state, sequences * state, "initial_state")?;
         check_optional("conv_state", inputs.conv_state, self.options.conv_state, sequences * window, "conv_state")?;
         let mut ht = vec![0.0; sequences * state];

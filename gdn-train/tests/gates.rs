@@ -63,3 +63,25 @@ fn extreme_gates_are_finite_wherever_the_reference_is() {
         }
     }
 }
+
+/// A NaN in `a` or an infinite `a_log` or `dt_bias` is refused by name, as gdn-ref refuses it:
+/// the gate's cap would turn it into a number, and drivers may assume no NaN.
+#[test]
+fn non_finite_gate_inputs_are_refused_by_name() {
+    let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
+    let config = LayerConfig::new(1, 2, 16, 16, 4).unwrap();
+    let (b, t) = (1, 4);
+    let tape = Tape::new(&ctx, config, Batch::Fixed { b, t }, TapeOptions::default()).unwrap();
+    let (norm, conv) = (vec![1.0; 16], vec![0.1; config.channels() * 4]);
+    for (a_log, dt_bias, name) in [([0.5, f32::INFINITY], [0.0; 2], "a_log"), ([0.5; 2], [f32::NAN, 0.0], "dt_bias")] {
+        let refused = tape.write_params(&Params { a_log: &a_log, dt_bias: &dt_bias, norm: &norm, conv: &conv });
+        let text = refused.expect_err(name).to_string();
+        assert!(text.contains(&format!("{name}: element")) && text.contains("not finite"), "{text}");
+    }
+    let (qkv, z, b_in) = (vec![0.1; t * config.channels()], vec![0.1; t * 32], vec![0.0; t * 2]);
+    let mut a = vec![0.0; t * 2];
+    a[3] = f32::NAN;
+    let refused = tape.run_forward(&Inputs { qkv: &qkv, z: &z, a: &a, b: &b_in, h0: None, conv_state: None });
+    let text = refused.expect_err("a").to_string();
+    assert!(text.contains("a: element 3 is not finite"), "{text}");
+}
