@@ -185,7 +185,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
         }
     }
     // Token indices are u32 on the device.
-    if !args.batch.checked_mul(args.seq).is_some_and(|tokens| u32::try_from(tokens).is_ok()) {
+    if args.batch.checked_mul(args.seq).is_none_or(|tokens| u32::try_from(tokens).is_err()) {
         return Err(format!(
             "--batch {} × --seq {} tokens: at most {} tokens a call (the device indexes tokens in u32)",
             args.batch,

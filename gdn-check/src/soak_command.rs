@@ -26,12 +26,10 @@ fn describe(m: &Memory) -> String {
 
 /// Runs the soak and prints its summary; `Ok(false)` when a round failed.
 pub fn command(ctx: &Context, args: &SoakArgs) -> Result<bool, String> {
-    if !(args.minutes.is_finite() && args.minutes >= 0.0) {
-        return Err(format!("--minutes {} must be a non-negative number", args.minutes));
-    }
+    let budget = Duration::try_from_secs_f64(args.minutes * 60.0)
+        .map_err(|_| format!("--minutes {} must be a non-negative number of minutes a clock can hold", args.minutes))?;
     let space = args.space.space();
     println!("soaking for {} min (seed {}) over {space:?}", args.minutes, args.space.seed);
-    let budget = Duration::from_secs_f64(args.minutes * 60.0);
     let result = soak(ctx, &space, args.space.seed, budget, |n, case| {
         if n % 25 == 1 {
             println!("round {n}: {:?} {:?}, {:?}", case.family, case.precision, case.config);

@@ -49,6 +49,14 @@ fn decode_states_past_the_host_memory_or_past_usize_are_refused() {
 }
 
 #[test]
+fn a_soak_longer_than_a_clock_holds_is_refused() {
+    for minutes in ["1e300", "nan", "-1"] {
+        let output = gdn_check(&["soak", &format!("--minutes={minutes}")], &[]);
+        refused(&output, &["--minutes", "must be a non-negative number"]);
+    }
+}
+
+#[test]
 fn a_recall_task_with_nothing_to_learn_or_no_step_size_is_refused() {
     refused(&gdn_check(&["recall", "--values", "1"], &[]), &["values must be at least 2"]);
     for rate in ["nan", "0", "-1", "inf"] {
