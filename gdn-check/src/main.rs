@@ -80,12 +80,12 @@ struct RunArgs {
     /// Kernel family of the delta rule (its knob: --checkpoint-interval or --chunk).
     #[arg(long, value_enum, default_value_t = FamilyChoice::Auto)]
     family: FamilyChoice,
-    /// Steps between state checkpoints (recurrent family).
-    #[arg(long, default_value_t = 32)]
-    checkpoint_interval: usize,
-    /// Tokens per chunk (chunked family).
-    #[arg(long, default_value_t = 64)]
-    chunk: usize,
+    /// Steps between state checkpoints (recurrent family; 32 when absent).
+    #[arg(long)]
+    checkpoint_interval: Option<usize>,
+    /// Tokens per chunk (chunked family; 64 when absent).
+    #[arg(long)]
+    chunk: Option<usize>,
     /// Precision of the chunked family's matrix products.
     #[arg(long, value_enum, default_value_t = PrecisionArg(Precision::F32))]
     precision: PrecisionArg,
@@ -133,13 +133,23 @@ struct FuzzArgs {
 /// The family a `run` asks for, with its knob, or the one a tape picks for the batch (`auto`); the
 /// tape checks the knob, then fits it to the sequences.
 fn family(args: &RunArgs, ctx: &Context) -> Result<Family, String> {
+    let knob = |name: &str, given: Option<usize>, family: &str| match given {
+        Some(_) => Err(format!("{name} is the {family} family's knob: give it with --family {family}")),
+        None => Ok(()),
+    };
     Ok(match args.family {
-        FamilyChoice::Named(Family::Recurrent { .. }) => {
-            Family::Recurrent { checkpoint_interval: args.checkpoint_interval }
+        FamilyChoice::Named(Family::Recurrent { checkpoint_interval }) => {
+            knob("--chunk", args.chunk, "chunked")?;
+            Family::Recurrent { checkpoint_interval: args.checkpoint_interval.unwrap_or(checkpoint_interval) }
         }
-        FamilyChoice::Named(Family::Chunked { .. }) => Family::Chunked { chunk: args.chunk },
+        FamilyChoice::Named(Family::Chunked { chunk }) => {
+            knob("--checkpoint-interval", args.checkpoint_interval, "recurrent")?;
+            Family::Chunked { chunk: args.chunk.unwrap_or(chunk) }
+        }
         FamilyChoice::Named(other) => other,
         FamilyChoice::Auto => {
+            knob("--checkpoint-interval", args.checkpoint_interval, "recurrent")?;
+            knob("--chunk", args.chunk, "chunked")?;
             let config = args.layer.resolve()?.1;
             let offsets: Vec<usize> = (0..=args.batch).map(|n| n * args.seq).collect();
             let options = TapeOptions { precision: args.precision.0, ..TapeOptions::default() };
@@ -373,6 +383,7 @@ fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
     }
     let ctx = context()?;
     let space = args.space.space();
+    ctx.supports(space.precision).map_err(|e| format!("--precision {}: {e}", space.precision.name()))?;
     println!("fuzzing {} cases (seed {}, {} jobs) over {space:?}", args.cases, args.space.seed, args.jobs);
     let bar = indicatif::ProgressBar::new(u64::from(args.cases));
     bar.set_style(

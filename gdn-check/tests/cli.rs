@@ -57,6 +57,37 @@ fn a_soak_longer_than_a_clock_holds_is_refused() {
 }
 
 #[test]
+fn a_family_knob_given_to_another_family_or_to_auto_is_refused() {
+    let refusals = [
+        (&["run", "--checkpoint-interval", "8"][..], "--checkpoint-interval is the recurrent family's knob"),
+        (&["run", "--chunk", "32"], "--chunk is the chunked family's knob"),
+        (&["run", "--family", "recurrent", "--chunk", "32"], "--chunk is the chunked family's knob"),
+        (&["run", "--family", "chunked", "--checkpoint-interval", "8"], "--checkpoint-interval is the recurrent"),
+    ];
+    for (args, message) in refusals {
+        refused(&gdn_check(args, &[]), &[message]);
+    }
+}
+
+/// Where the adapter lacks tensor cores (lavapipe), a tensor-core campaign names what is missing
+/// instead of reporting a failed case; where it has them, the campaign runs.
+#[test]
+fn a_tensor_core_campaign_names_what_the_adapter_lacks() {
+    let ctx = gdn_train::Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
+    let campaigns = [
+        ["fuzz", "--precision", "tensor-core", "--cases", "1"],
+        ["soak", "--precision", "tensor-core", "--minutes", "0"],
+    ];
+    for args in campaigns {
+        let output = gdn_check(&args, &[]);
+        match ctx.supports(gdn_train::Precision::TensorCore) {
+            Err(missing) => refused(&output, &["--precision tensor-core", &missing.to_string()]),
+            Ok(()) => assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stdout)),
+        }
+    }
+}
+
+#[test]
 fn a_recall_task_with_nothing_to_learn_or_no_step_size_is_refused() {
     refused(&gdn_check(&["recall", "--values", "1"], &[]), &["values must be at least 2"]);
     for rate in ["nan", "0", "-1", "inf"] {

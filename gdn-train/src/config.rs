@@ -2,7 +2,7 @@
 //! whether it records the backward. The layer's sizes and the batch layout are gdn-ref's
 //! ([`crate::LayerConfig`], [`crate::Batch`]), one definition for every crate.
 
-use crate::{Family, Precision, Storage};
+use crate::{Error, Family, LayerConfig, Precision, Result, Storage};
 
 /// Options of a tape, fixed at its creation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,4 +71,20 @@ impl Default for TapeOptions {
             storage: Storage::F32,
         }
     }
+}
+
+/// Refuses an `rms_eps` that f32, the kernels' arithmetic, holds only as a subnormal or 0 (gdn-ref
+/// takes any positive f64): a zero row would divide by it.
+pub(crate) fn check_rms_eps(config: &LayerConfig) -> Result<()> {
+    if (config.rms_eps as f32) < f32::MIN_POSITIVE {
+        return Err(Error::Config {
+            name: "rms_eps",
+            reason: format!(
+                "{:e} is below f32's smallest normal number ({:e}), the precision the kernels compute in",
+                config.rms_eps,
+                f32::MIN_POSITIVE
+            ),
+        });
+    }
+    Ok(())
 }

@@ -36,6 +36,7 @@ impl StatePool {
     /// dims without kernels, device limits too small, or memory exhausted.
     pub fn new(ctx: &Context, config: LayerConfig, slots: usize) -> Result<Self> {
         config.validate()?;
+        crate::config::check_rms_eps(&config)?;
         HeadDims::new(config.dk, config.dv)?;
         if slots == 0 {
             return Err(Error::Config { name: "slots", reason: "a pool needs at least one slot".into() });

@@ -415,6 +415,7 @@ pub(crate) fn laid_out(
     offsets: &[usize],
     options: &TapeOptions,
 ) -> Result<LayerPlan> {
+    crate::config::check_rms_eps(config)?;
     if options.final_state_grad && !options.backward {
         return Err(Error::Config {
             name: "final_state_grad",

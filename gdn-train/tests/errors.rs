@@ -61,6 +61,19 @@ fn a_final_state_gradient_without_a_backward_is_refused() {
 }
 
 #[test]
+fn an_rms_eps_that_f32_holds_only_as_zero_or_subnormal_is_refused() {
+    for rms_eps in [1e-50, 1e-40] {
+        let config = LayerConfig { rms_eps, ..small() };
+        let refused = Tape::new(context(), config, Batch::Fixed { b: 1, t: 4 }, TapeOptions::default());
+        assert!(matches!(refused, Err(Error::Config { name: "rms_eps", .. })), "{rms_eps}: {:?}", refused.err());
+        let refused = gdn_train::StatePool::new(context(), config, 1).map(|_| ());
+        assert!(matches!(refused, Err(Error::Config { name: "rms_eps", .. })), "{rms_eps}: {refused:?}");
+    }
+    let config = LayerConfig { rms_eps: 1e-30, ..small() };
+    assert!(Tape::new(context(), config, Batch::Fixed { b: 1, t: 4 }, TapeOptions::default()).is_ok());
+}
+
+#[test]
 fn batch_layouts_are_checked() {
     let ctx = context();
     let tape = |batch| Tape::new(ctx, small(), batch, TapeOptions::default()).err().expect("rejected");
