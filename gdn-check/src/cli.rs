@@ -8,7 +8,7 @@
 use clap::ValueEnum;
 use clap::builder::PossibleValue;
 use gdn_check::fuzz::Space;
-use gdn_train::{Family, Precision, Storage};
+use gdn_train::{Context, Family, Precision, Storage};
 use std::sync::LazyLock;
 
 /// What a family's value says in `--help`.
@@ -139,5 +139,12 @@ impl SpaceArgs {
         space.precision = self.precision.0;
         space.storage = self.storage.0;
         space
+    }
+
+    /// [`SpaceArgs::space`], refused where `ctx` lacks what its precision needs.
+    pub fn space_on(&self, ctx: &Context) -> Result<Space, String> {
+        let space = self.space();
+        ctx.supports(space.precision).map_err(|e| format!("--precision {}: {e}", space.precision.name()))?;
+        Ok(space)
     }
 }

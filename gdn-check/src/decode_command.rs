@@ -4,7 +4,7 @@
 
 use crate::presets::LayerArgs;
 use gdn_check::decode::{Schedule, Timing, run};
-use gdn_check::layer_call::host_available;
+use gdn_check::layer_call::check_host_memory;
 use gdn_train::Context;
 
 /// Arguments of `gdn-check decode`.
@@ -36,22 +36,14 @@ pub fn command(ctx: &Context, args: &DecodeArgs) -> Result<bool, String> {
         return Err(format!("--sequences {} and --steps {} must be at least 1", args.sequences, args.steps));
     }
     // The states are kept on the host too (the reference and the one-shot comparison).
-    let needed = args.sequences.checked_mul(config.nv * config.dk * config.dv * 4);
-    let gib = |bytes: usize| bytes as f64 / f64::from(1u32 << 30);
-    match (needed, host_available()) {
-        (None, _) => return Err(format!("--sequences {}: their states' bytes overflow", args.sequences)),
-        (Some(needed), Some(available)) if needed as u64 > available => {
-            return Err(format!(
-                "--sequences {}: their states need {:.1} GiB of host memory, more than the {:.1} GiB this machine has available",
-                args.sequences,
-                gib(needed),
-                available as f64 / f64::from(1u32 << 30)
-            ));
-        }
-        _ => {}
-    }
+    let state_bytes = args
+        .sequences
+        .checked_mul(config.nv * config.state_size() * 4)
+        .ok_or_else(|| format!("--sequences {}: their states' bytes overflow", args.sequences))?;
+    let who = format!("--sequences {}", args.sequences);
+    check_host_memory(&who, state_bytes as u64, "their states, kept on the host too")?;
     let states = args.sequences * config.nv;
-    let state_bytes = (states * config.dk * config.dv * 4) as f64;
+    let state_bytes = state_bytes as f64;
     println!(
         "layer: {} ({}): nk {}, nv {}, dk {}, dv {}, kk {}; {} sequences × {} steps of {} token(s): {states} (sequence, value head) states, {:.1} MiB",
         preset.name,

@@ -18,7 +18,7 @@ fn host_bytes(case: &Case) -> u64 {
 }
 
 /// The host's available memory, where the system says (Linux's `MemAvailable`).
-pub fn host_available() -> Option<u64> {
+fn host_available() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = info.lines().find(|l| l.starts_with("MemAvailable:"))?;
     line.split_whitespace().nth(1)?.parse::<u64>().ok().map(|kib| kib * 1024)
@@ -29,16 +29,7 @@ pub fn host_available() -> Option<u64> {
 /// allocated) would not fit with them on a software adapter, whose device memory is the host's.
 /// Returns the planned windows and device bytes.
 pub fn check_memory(ctx: &Context, case: &Case) -> Result<(usize, u64), String> {
-    let gib = |bytes: u64| bytes as f64 / f64::from(1u32 << 30);
-    let available = host_available();
-    let over = |needed: u64, what: &str| match available {
-        Some(available) if needed > available => Err(format!(
-            "the batch needs {:.1} GiB of host memory ({what}), more than the {:.1} GiB this machine has available",
-            gib(needed),
-            gib(available)
-        )),
-        _ => Ok(()),
-    };
+    let over = |needed: u64, what: &str| check_host_memory("the batch", needed, what);
     let host = host_bytes(case);
     over(host, "its tensors, which gdn-check uploads and reads back")?;
     let (windows, device) = WindowedTape::planned(ctx, case.config, case.batch.clone(), case.tape_options(), None)
@@ -50,6 +41,20 @@ pub fn check_memory(ctx: &Context, case: &Case) -> Result<(usize, u64), String> 
         )?;
     }
     Ok((windows, device))
+}
+
+/// Refuses `needed` bytes of host memory for `who` (`what` says for what) where the host has fewer
+/// available, naming both sizes.
+pub fn check_host_memory(who: &str, needed: u64, what: &str) -> Result<(), String> {
+    let gib = |bytes: u64| bytes as f64 / f64::from(1u32 << 30);
+    match host_available() {
+        Some(available) if needed > available => Err(format!(
+            "{who} needs {:.1} GiB of host memory ({what}), more than the {:.1} GiB this machine has available",
+            gib(needed),
+            gib(available)
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The whole batch on the device.

@@ -382,8 +382,7 @@ fn fuzz(args: &FuzzArgs) -> Result<bool, String> {
         return Err("--jobs must be at least 1, got 0".into());
     }
     let ctx = context()?;
-    let space = args.space.space();
-    ctx.supports(space.precision).map_err(|e| format!("--precision {}: {e}", space.precision.name()))?;
+    let space = args.space.space_on(&ctx)?;
     println!("fuzzing {} cases (seed {}, {} jobs) over {space:?}", args.cases, args.space.seed, args.jobs);
     let bar = indicatif::ProgressBar::new(u64::from(args.cases));
     bar.set_style(

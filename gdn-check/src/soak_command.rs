@@ -28,8 +28,7 @@ fn describe(m: &Memory) -> String {
 pub fn command(ctx: &Context, args: &SoakArgs) -> Result<bool, String> {
     let budget = Duration::try_from_secs_f64(args.minutes * 60.0)
         .map_err(|_| format!("--minutes {} must be a non-negative number of minutes a clock can hold", args.minutes))?;
-    let space = args.space.space();
-    ctx.supports(space.precision).map_err(|e| format!("--precision {}: {e}", space.precision.name()))?;
+    let space = args.space.space_on(ctx)?;
     println!("soaking for {} min (seed {}) over {space:?}", args.minutes, args.space.seed);
     let result = soak(ctx, &space, args.space.seed, budget, |n, case| {
         if n % 25 == 1 {
