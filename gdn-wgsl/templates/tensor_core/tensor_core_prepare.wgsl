@@ -10,6 +10,34 @@
 // from workgroup memory only.
 // Grid: folded, chunk slots · nv workgroups.
 
+// Groups of the lower pairs of blocks of `nb` block rows: row i has i / 2 + 1.
+fn pair_groups(nb: u32) -> u32 {
+    var n = 0u;
+    for (var row = 0u; row < nb; row = row + 1u) {
+        n = n + row / 2u + 1u;
+    }
+    return n;
+}
+
+// Group `u` of the lower pairs of blocks, in row order: its row and first column (two pairs side
+// by side, or an odd row's last one).
+fn pair_group(u: u32) -> vec2<u32> {
+    var row = 0u;
+    var first = 0u;
+    while (first + row / 2u + 1u <= u) {
+        first = first + row / 2u + 1u;
+        row = row + 1u;
+    }
+    return vec2<u32>(row, 2u * (u - first));
+}
+
+// Keeps the K Kᵀ and 16 Q Kᵀ blocks of pair (row, column) in `solve`.
+fn keep_pair(row: u32, column: u32, kk: Acc, qk: Acc) {
+    coopStoreT(kk, &solve[row * BLOCK * CMAX + column * BLOCK], CMAX);
+    let qk_row = select(column * BLOCK, CMAX, row == column);
+    coopStore(qk, &solve[qk_row * CMAX + row * BLOCK], CMAX);
+}
+
 fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     tensor_core_enter(subgroup);
     let slot = job / layer.nv;
@@ -19,29 +47,39 @@ fn prepare_chunk(job: u32, tid: u32, subgroup: u32) {
     let nb = c / BLOCK;
     let key = key_rows() * DK;
     let square = head_rows() * CMAX;
-    let pairs = nb * (nb + 1u) / 2u;
 
     // K Kᵀ and 16 Q Kᵀ of every lower pair of blocks: K Kᵀ in place in `solve`, 16 Q Kᵀ transposed,
     // in the block above the diagonal (a diagonal block's: in the rows past CMAX), so that solve[s][t]
-    // holds 16 q_t·k_s for s < t.
-    // An owner past the last pair skips the round (no barrier in it).
-    for (var round = 0u; round < rounds(pairs); round = round + 1u) {
-        if (owner + OWNERS * round >= pairs) {
+    // holds 16 q_t·k_s for s < t. Pairs go by two of a row (pair_group), so that the two share the
+    // loads of the row's K and Q blocks (an odd row's last pair is its group's second too, computed
+    // and written twice with the same values); an owner past the last group skips the round (no
+    // barrier in it).
+    let groups = pair_groups(nb);
+    for (var round = 0u; round < rounds(groups); round = round + 1u) {
+        if (owner + OWNERS * round >= groups) {
             break;
         }
-        let pair = lower_pair(owner + OWNERS * round);
-        var kk = Acc();
-        var qk = Acc();
+        let group = pair_group(owner + OWNERS * round);
+        let row = key + group.x * BLOCK * DK;
+        let first = key + group.y * BLOCK * DK;
+        let column = min(group.y + 1u, group.x);
+        let second = key + column * BLOCK * DK;
+        var kk0 = Acc();
+        var qk0 = Acc();
+        var kk1 = Acc();
+        var qk1 = Acc();
         for (var kb = 0u; kb < DK / BLOCK; kb = kb + 1u) {
-            let b = coopLoad<OperandB>(&k_half[key + pair.y * BLOCK * DK + kb * BLOCK], DK);
-            let ak = coopLoadT<OperandA>(&k_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
-            let aq = coopLoadT<OperandA>(&q_half[key + pair.x * BLOCK * DK + kb * BLOCK], DK);
-            kk = coopMultiplyAdd(ak, b, kk);
-            qk = coopMultiplyAdd(aq, b, qk);
+            let ak = coopLoadT<OperandA>(&k_half[row + kb * BLOCK], DK);
+            let aq = coopLoadT<OperandA>(&q_half[row + kb * BLOCK], DK);
+            let b0 = coopLoad<OperandB>(&k_half[first + kb * BLOCK], DK);
+            let b1 = coopLoad<OperandB>(&k_half[second + kb * BLOCK], DK);
+            kk0 = coopMultiplyAdd(ak, b0, kk0);
+            qk0 = coopMultiplyAdd(aq, b0, qk0);
+            kk1 = coopMultiplyAdd(ak, b1, kk1);
+            qk1 = coopMultiplyAdd(aq, b1, qk1);
         }
-        coopStoreT(kk, &solve[pair.x * BLOCK * CMAX + pair.y * BLOCK], CMAX);
-        let qk_row = select(pair.y * BLOCK, CMAX, pair.x == pair.y);
-        coopStore(qk, &solve[qk_row * CMAX + pair.x * BLOCK], CMAX);
+        keep_pair(group.x, group.y, kk0, qk0);
+        keep_pair(group.x, column, kk1, qk1);
     }
     workgroupBarrier();
 

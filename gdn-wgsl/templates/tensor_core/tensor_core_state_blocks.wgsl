@@ -25,27 +25,38 @@ fn state_block(b: u32) -> u32 {
 }
 
 var<workgroup> state_local: array<f16, DK * CB>;
+// The elements of the block's state each invocation reads back in keep_states.
+const KEPT_PER: u32 = (DK * CB + THREADS - 1u) / THREADS;
 
 // Keeps the owners' blocks `acc` of the chunk whose state starts at element `state`, and returns
-// its scale. The f32 blocks are read back for their largest magnitude before the f16 rounding.
+// its scale. The f32 blocks are read back once, into registers (`kept`), for their largest
+// magnitude before the f16 rounding.
 fn keep_states(acc: array<Acc, STATE_PER>, state: u32, tid: u32) -> f32 {
     for (var i = 0u; i < STATE_PER; i = i + 1u) {
         coopStoreT(acc[i], &states[state + state_block(state_owned(i))], DV);
     }
     storageBarrier();
     workgroupBarrier();
+    var kept: array<f32, KEPT_PER>;
     var largest = 0.0;
-    for (var e = tid; e < DK * CB; e = e + THREADS) {
-        largest = max(largest, abs(states[state + (e / CB) * DV + col0 + e % CB]));
+    for (var i = 0u; i < KEPT_PER; i = i + 1u) {
+        let e = tid + i * THREADS;
+        if (e < DK * CB) {
+            kept[i] = states[state + (e / CB) * DV + col0 + e % CB];
+            largest = max(largest, abs(kept[i]));
+        }
     }
     publish_max(0u, largest);
     workgroupBarrier();
     let scale = range_scale(seen(0u));
-    for (var e = tid; e < DK * CB; e = e + THREADS) {
-        let at = state + (e / CB) * DV + col0 + e % CB;
-        let value = f16(scale * states[at]);
-        state_local[e] = value;
-        states_half[at] = value;
+    for (var i = 0u; i < KEPT_PER; i = i + 1u) {
+        let e = tid + i * THREADS;
+        if (e < DK * CB) {
+            let at = state + (e / CB) * DV + col0 + e % CB;
+            let value = f16(scale * kept[i]);
+            state_local[e] = value;
+            states_half[at] = value;
+        }
     }
     if (tid == 0u) {
         states_scale[state_scales() + col0 / CB] = scale;
