@@ -13,23 +13,12 @@ pub fn run() -> Result<(), String> {
     let root = workspace_root();
     let bin = root.join(".dev/bin");
     std::fs::create_dir_all(&bin).map_err(|e| format!("creating {}: {e}", bin.display()))?;
-    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    let mut args = vec!["test", "--release", "--no-run", "--message-format=json"];
+    let mut args = vec!["test", "--release", "--no-run"];
     for p in DEVICE_PACKAGES {
         args.extend(["-p", p]);
     }
-    let output = Command::new(&cargo)
-        .args(&args)
-        .current_dir(&root)
-        .stderr(Stdio::inherit())
-        .output()
-        .map_err(|e| format!("running cargo: {e}"))?;
-    if !output.status.success() {
-        return Err("building the test binaries failed".into());
-    }
     let mut copied = Vec::new();
-    for line in String::from_utf8_lossy(&output.stdout).lines() {
-        let Ok(message) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+    for message in cargo_artifacts(&root, &args)? {
         let (Some(exe), Some(target), Some(package)) =
             (message["executable"].as_str(), message["target"]["name"].as_str(), message["package_id"].as_str())
         else {
@@ -47,14 +36,34 @@ pub fn run() -> Result<(), String> {
         std::fs::copy(exe, bin.join(&name)).map_err(|e| format!("copying {exe}: {e}"))?;
         copied.push(name);
     }
-    let status = Command::new(&cargo).args(["build", "--release", "-p", "gdn-check"]).current_dir(&root).status();
-    if !status.map(|s| s.success()).unwrap_or(false) {
-        return Err("building gdn-check failed".into());
-    }
-    std::fs::copy(root.join("target/release/gdn-check"), bin.join("gdn-check"))
-        .map_err(|e| format!("copying gdn-check: {e}"))?;
+    // The binary cargo reports, wherever CARGO_TARGET_DIR puts it.
+    let gdn_check = cargo_artifacts(&root, &["build", "--release", "-p", "gdn-check", "--bin", "gdn-check"])?
+        .into_iter()
+        .find_map(|message| message["executable"].as_str().map(String::from))
+        .ok_or("cargo reported no gdn-check executable")?;
+    std::fs::copy(&gdn_check, bin.join("gdn-check")).map_err(|e| format!("copying {gdn_check}: {e}"))?;
     copied.push("gdn-check".into());
     copied.sort();
     println!("bundled into {}: {}", bin.display(), copied.join(", "));
     Ok(())
+}
+
+/// Runs cargo with `args` and JSON messages in `root`, and returns its compiler-artifact messages.
+fn cargo_artifacts(root: &std::path::Path, args: &[&str]) -> Result<Vec<serde_json::Value>, String> {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let output = Command::new(&cargo)
+        .args(args)
+        .arg("--message-format=json")
+        .current_dir(root)
+        .stderr(Stdio::inherit())
+        .output()
+        .map_err(|e| format!("running cargo: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("cargo {} failed", args.join(" ")));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter(|message| message["reason"] == "compiler-artifact")
+        .collect())
 }
