@@ -181,7 +181,7 @@ impl Tape {
         let mut progress = self.lock();
         self.upload_all(&progress, &uploads)?;
         self.run_pass(&mut progress, Pass::Forward)?;
-        self.outputs_held(&progress)
+        self.outputs_held(&mut progress)
     }
 
     /// Uploads the output gradients, runs the backward (after a forward on the same tape: before
@@ -191,24 +191,24 @@ impl Tape {
     pub fn run_backward(&self, dout: &[f32], dht: Option<&[f32]>) -> Result<Gradients> {
         let uploads = self.output_grad_uploads(dout, dht)?;
         let mut progress = self.lock();
-        progress.check_pass(Pass::Backward)?;
+        progress.check_pass(Pass::Backward, true, &|| self.context().wait())?;
         self.upload_all(&progress, &uploads)?;
         self.run_pass(&mut progress, Pass::Backward)?;
-        self.gradients_held(&progress)
+        self.gradients_held(&mut progress)
     }
 
     /// Reads `out`, `hT` (and the final conv state) back, waiting for the queue; before any
     /// forward, [`Error::Order`].
     pub fn read_outputs(&self) -> Result<Outputs> {
-        self.outputs_held(&self.lock())
+        self.outputs_held(&mut self.lock())
     }
 
     /// Reads every gradient back, waiting for the queue; before any backward, [`Error::Order`].
     pub fn read_gradients(&self) -> Result<Gradients> {
-        self.gradients_held(&self.lock())
+        self.gradients_held(&mut self.lock())
     }
 
-    fn outputs_held(&self, progress: &Progress) -> Result<Outputs> {
+    fn outputs_held(&self, progress: &mut Progress) -> Result<Outputs> {
         Ok(Outputs {
             out: self.read_held(progress, Tensor::Out)?,
             ht: self.read_held(progress, Tensor::Ht)?,
@@ -216,25 +216,24 @@ impl Tape {
         })
     }
 
-    fn gradients_held(&self, progress: &Progress) -> Result<Gradients> {
-        let read = |which| self.read_held(progress, which);
+    fn gradients_held(&self, progress: &mut Progress) -> Result<Gradients> {
         let options = self.options();
         Ok(Gradients {
-            dqkv: read(Tensor::Dqkv)?,
-            dz: read(Tensor::Dz)?,
-            da: read(Tensor::Da)?,
-            db: read(Tensor::Db)?,
+            dqkv: self.read_held(progress, Tensor::Dqkv)?,
+            dz: self.read_held(progress, Tensor::Dz)?,
+            da: self.read_held(progress, Tensor::Da)?,
+            db: self.read_held(progress, Tensor::Db)?,
             dh0: self.read_optional(progress, Tensor::Dh0, options.initial_state)?,
-            da_log: read(Tensor::DaLog)?,
-            ddt_bias: read(Tensor::DdtBias)?,
-            dnorm: read(Tensor::Dnorm)?,
-            dconv: read(Tensor::Dconv)?,
+            da_log: self.read_held(progress, Tensor::DaLog)?,
+            ddt_bias: self.read_held(progress, Tensor::DdtBias)?,
+            dnorm: self.read_held(progress, Tensor::Dnorm)?,
+            dconv: self.read_held(progress, Tensor::Dconv)?,
             dconv_state: self.read_optional(progress, Tensor::DconvState, options.conv_state)?,
         })
     }
 
     /// Reads `which` back when the tape has room for it (`room`).
-    fn read_optional(&self, progress: &Progress, which: Tensor, room: bool) -> Result<Option<Vec<f32>>> {
+    fn read_optional(&self, progress: &mut Progress, which: Tensor, room: bool) -> Result<Option<Vec<f32>>> {
         if room { self.read_held(progress, which).map(Some) } else { Ok(None) }
     }
 }

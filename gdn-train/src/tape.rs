@@ -6,7 +6,7 @@ use crate::config::TapeOptions;
 use crate::halves::{nan_word, pack, unpack};
 use crate::placement::{CallerBuffer, Placed, check, conflicts};
 use crate::plan::{Bound, CopyOut};
-use crate::progress::Progress;
+use crate::progress::{Progress, Recorded};
 use crate::{Batch, Context, Error, Family, LayerConfig, Pass, Result, Tensor};
 use gdn_wgsl::plan::{BufferId, Contents, LayerPlan, PlanOptions};
 use std::collections::HashMap;
@@ -65,6 +65,11 @@ impl Tape {
     /// they are when the pass runs on the queue, and write the caller's outputs (forward) and
     /// gradients (backward) by its end; anything the caller records before or after them on the
     /// same queue is ordered by wgpu. Nothing else of the caller's buffers is touched.
+    ///
+    /// The buffers must be of the context's device. One of another device of the same wgpu
+    /// instance is an [`Error::Placement`]; one of another instance is too where wgpu can tell,
+    /// but wgpu's ids repeat across instances, so it may instead bind this instance's buffer of the
+    /// same id.
     pub fn with_caller_buffers(
         ctx: &Context,
         config: LayerConfig,
@@ -250,9 +255,11 @@ impl Tape {
 
     /// Records the forward into `encoder`: reads the inputs and parameters, writes `out`, `hT`
     /// (and the final conv state) and what the backward needs.
+    /// It counts as run once `encoder`'s work is done: a backward the tape submits, or a read, before
+    /// that waits for the queue and refuses with [`Error::Order`] if the encoder was not submitted.
     pub fn encode_forward(&self, encoder: &mut wgpu::CommandEncoder) {
         self.forward.encode(encoder, "gdn forward", None);
-        self.lock().ran(Pass::Forward);
+        self.lock().recorded(Pass::Forward, Recorded::watch(encoder));
     }
 
     /// Records the backward into `encoder`: reads `dout` (and `dhT`, and the gradient of the final
@@ -261,9 +268,9 @@ impl Tape {
     /// forward-only tape refuses.
     pub fn encode_backward(&self, encoder: &mut wgpu::CommandEncoder) -> Result<()> {
         let mut progress = self.lock();
-        progress.check_pass(Pass::Backward)?;
+        progress.check_pass(Pass::Backward, false, &|| self.ctx.wait())?;
         self.backward_plan()?.encode(encoder, "gdn backward", None);
-        progress.ran(Pass::Backward);
+        progress.recorded(Pass::Backward, Recorded::watch(encoder));
         Ok(())
     }
 
@@ -295,7 +302,7 @@ impl Tape {
 
     /// Submits `pass`, `progress` being the tape's, held.
     pub(crate) fn run_pass(&self, progress: &mut Progress, pass: Pass) -> Result<()> {
-        progress.check_pass(pass)?;
+        progress.check_pass(pass, true, &|| self.ctx.wait())?;
         let (what, plan) = match pass {
             Pass::Forward => ("forward", &self.forward),
             Pass::Backward => ("backward", self.backward_plan()?),
@@ -366,13 +373,13 @@ impl Tape {
     /// Reads `which` back to the host, waiting for the queue. An output before any forward, or a
     /// gradient before any backward, is [`Error::Order`].
     pub fn read(&self, which: Tensor) -> Result<Vec<f32>> {
-        self.read_held(&self.lock(), which)
+        self.read_held(&mut self.lock(), which)
     }
 
     /// Reads `which` back, `progress` being the tape's, held.
-    pub(crate) fn read_held(&self, progress: &Progress, which: Tensor) -> Result<Vec<f32>> {
+    pub(crate) fn read_held(&self, progress: &mut Progress, which: Tensor) -> Result<Vec<f32>> {
         self.held(which)?;
-        progress.check_read(which)?;
+        progress.check_read(which, &|| self.ctx.wait())?;
         let first = (self.offset(which) / 4) as usize;
         if !self.options.storage.halves(which) {
             return read_f32_at(&self.ctx, self.buffer(which), first, self.len(which));

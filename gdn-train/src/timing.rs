@@ -34,7 +34,7 @@ impl Tape {
     /// submitted alone and waited for (which includes a submission's overhead).
     pub fn profile(&self, pass: Pass) -> Result<(Vec<(&'static str, Duration)>, Clock)> {
         let mut progress = self.lock();
-        let (ctx, plan) = (self.context(), self.plan(&progress, pass)?);
+        let (ctx, plan) = (self.context(), self.plan(&mut progress, pass)?);
         progress.ran(pass);
         let Ok(timestamps) = Timestamps::new(ctx, plan.len()) else {
             ctx.wait()?;
@@ -68,7 +68,7 @@ impl Tape {
     /// `TIMESTAMP_QUERY_INSIDE_PASSES`.
     pub fn profile_in_pass(&self, pass: Pass) -> Result<Vec<(&'static str, Duration)>> {
         let mut progress = self.lock();
-        let (ctx, plan) = (self.context(), self.plan(&progress, pass)?);
+        let (ctx, plan) = (self.context(), self.plan(&mut progress, pass)?);
         if !Timestamps::inside_passes(ctx) {
             return Err(Error::Device {
                 during: "profiling in one pass".into(),
@@ -89,7 +89,7 @@ impl Tape {
     /// around its compute pass, or wall time around submit and wait on a device without them.
     pub fn time(&self, pass: Pass) -> Result<(Duration, Clock)> {
         let mut progress = self.lock();
-        let (ctx, plan) = (self.context(), self.plan(&progress, pass)?);
+        let (ctx, plan) = (self.context(), self.plan(&mut progress, pass)?);
         progress.ran(pass);
         let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("timed") });
         let Ok(timestamps) = Timestamps::new(ctx, 1) else {
@@ -107,8 +107,8 @@ impl Tape {
     }
 
     /// The plan of `pass`; a backward before any forward is [`crate::Error::Order`].
-    fn plan(&self, progress: &Progress, pass: Pass) -> Result<&Bound> {
-        progress.check_pass(pass)?;
+    fn plan(&self, progress: &mut Progress, pass: Pass) -> Result<&Bound> {
+        progress.check_pass(pass, true, &|| self.context().wait())?;
         match pass {
             Pass::Forward => Ok(self.forward_plan()),
             Pass::Backward => self.backward_plan(),

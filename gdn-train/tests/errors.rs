@@ -263,6 +263,53 @@ fn a_backward_before_any_forward_and_a_read_before_its_pass_are_refused() {
 }
 
 #[test]
+fn a_forward_recorded_into_an_encoder_never_submitted_has_not_run() {
+    let ctx = context();
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, TapeOptions::default()).unwrap();
+    let conv = vec![0.25; small().channels() * 4];
+    tape.write_params(&Params { a_log: &[0.0; 2], dt_bias: &[0.0; 2], norm: &[1.0; 16], conv: &conv }).unwrap();
+    let (qkv, dout) = (vec![0.5; 6 * small().channels()], vec![1.0; 6 * 32]);
+    tape.write_inputs(&Inputs {
+        qkv: &qkv,
+        z: &[1.0; 6 * 32],
+        a: &[0.0; 12],
+        b: &[0.0; 12],
+        h0: None,
+        conv_state: None,
+    })
+    .unwrap();
+    let not_submitted = "the forward recorded by encode_forward has not run: its encoder was not submitted";
+    let order = |r: Result<(), Error>| match r {
+        Err(Error::Order { name, reason }) => format!("{name}: {reason}"),
+        other => panic!("expected an order error, got {other:?}"),
+    };
+    let encoder = || ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("dropped") });
+    let mut dropped = encoder();
+    tape.encode_forward(&mut dropped);
+    drop(dropped);
+    assert_eq!(order(tape.run_backward(&dout, None).map(|_| ())), format!("backward: {not_submitted}"));
+    assert_eq!(order(tape.read_outputs().map(|_| ())), format!("out: {not_submitted}"));
+    // Recorded with its backward into one encoder that is dropped: the gradients have not run.
+    let mut both = encoder();
+    tape.encode_forward(&mut both);
+    tape.encode_backward(&mut both).unwrap();
+    drop(both);
+    assert_eq!(order(tape.read(Tensor::Dqkv).map(|_| ())), format!("dqkv: {not_submitted}"));
+
+    // Submitted, the same recording counts, whether or not the queue was waited on.
+    let mut submitted = encoder();
+    tape.encode_forward(&mut submitted);
+    ctx.queue().submit([submitted.finish()]);
+    let grads = tape.run_backward(&dout, None).unwrap();
+    assert!(grads.dqkv.iter().all(|x| x.is_finite()) && grads.dqkv.iter().any(|&x| x != 0.0));
+    let mut step = encoder();
+    tape.encode_forward(&mut step);
+    tape.encode_backward(&mut step).unwrap();
+    ctx.queue().submit([step.finish()]);
+    assert_eq!(tape.read(Tensor::Dqkv).unwrap(), grads.dqkv);
+}
+
+#[test]
 fn a_rejected_call_writes_nothing() {
     let ctx = context();
     let options = TapeOptions { final_state_grad: true, ..TapeOptions::default() };
