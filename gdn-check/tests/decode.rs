@@ -175,6 +175,11 @@ fn bad_steps_are_refused_by_name_and_write_nothing() {
     assert!(matches!(decoder.write_params(&wrong), Err(Error::Length { name: "norm", expected: 16, got: 8 })));
     let capacity = DecodeCapacity { sequences: 1, tokens: 9 };
     assert!(matches!(Decoder::new(ctx, &pool, &params, capacity), Err(Error::Config { name: "tokens", .. })));
+    // A pool of another context's device.
+    let other = Context::new().unwrap();
+    let foreign = StatePool::new(&other, config, 1).unwrap();
+    let capacity = DecodeCapacity { sequences: 1, tokens: 1 };
+    assert!(matches!(Decoder::new(ctx, &foreign, &params, capacity), Err(Error::Config { name: "pool", .. })));
     let none = DecodeInputs { qkv: &[], z: &[], a: &[], b: &[] };
     let refused = decoder.write_inputs(&none, usize::MAX, 2);
     assert!(matches!(refused, Err(Error::Capacity { name: "sequences", .. })), "{refused:?}");

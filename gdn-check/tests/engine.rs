@@ -112,3 +112,40 @@ fn ranges_that_cannot_hold_a_tensor_are_typed_errors() {
         Tape::with_caller_buffers(&ctx, case.config, case.batch.clone(), options, &twice).err().expect("refused");
     assert!(matches!(twice, Error::Placement { name: "a", .. }), "{twice}");
 }
+
+#[test]
+fn buffers_of_another_device_are_typed_errors() {
+    let (ctx, _, _) = gdn_check::engine_device(|adapter| adapter);
+    let case = case(Family::chunked());
+    let options = TapeOptions { family: Some(case.family), ..TapeOptions::default() };
+    let usage = wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST;
+    let buffer_of = |device: &wgpu::Device| {
+        device.create_buffer(&wgpu::BufferDescriptor { label: None, size: 1 << 20, usage, mapped_at_creation: false })
+    };
+    let refused = |buffer: wgpu::Buffer| {
+        let given = [CallerBuffer { tensor: Tensor::Qkv, buffer, offset: 0 }];
+        Tape::with_caller_buffers(&ctx, case.config, case.batch.clone(), options, &given).err().expect("refused")
+    };
+    // Another device of the same adapter and instance, as an engine with two devices has.
+    let adapter = ctx.adapter_info().name.clone();
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle_from_env());
+    let same_adapter = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::PRIMARY))
+        .into_iter()
+        .find(|a| a.get_info().name == adapter)
+        .expect("the adapter of the context");
+    let (first, queue) = pollster::block_on(same_adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    let (second, _) = pollster::block_on(same_adapter.request_device(&wgpu::DeviceDescriptor::default())).unwrap();
+    let first_ctx = gdn_train::Context::from_wgpu(&same_adapter, first, queue, gdn_train::BoundsChecks::On);
+    let given = [CallerBuffer { tensor: Tensor::Qkv, buffer: buffer_of(&second), offset: 0 }];
+    let sibling = Tape::with_caller_buffers(&first_ctx, case.config, case.batch.clone(), options, &given)
+        .err()
+        .expect("a buffer of the sibling device is refused");
+    assert!(matches!(sibling, Error::Placement { name: "qkv", .. }), "{sibling}");
+    assert!(sibling.to_string().contains("doesn't match"), "{sibling}");
+    // A device of another wgpu instance: its buffer's index is not this instance's.
+    let (_, stranger, _) = gdn_check::engine_device(|adapter| adapter);
+    let foreign = refused(buffer_of(&stranger));
+    assert!(matches!(foreign, Error::Placement { name: "qkv", .. }), "{foreign}");
+    // The context still serves tapes of its own after both refusals.
+    Tape::new(&ctx, case.config, case.batch.clone(), options).expect("a tape of its own");
+}

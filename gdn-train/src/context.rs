@@ -375,6 +375,12 @@ impl Context {
         &self.inner.pipelines
     }
 
+    /// Whether `other` is this context or a clone of it (wgpu's device ids repeat across
+    /// instances, so two devices comparing equal may still be two).
+    pub(crate) fn same(&self, other: &Context) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
     /// Blocks until the queue's work is done.
     pub fn wait(&self) -> Result<()> {
         self.device()

@@ -103,8 +103,15 @@ pub struct Decoder {
 impl Decoder {
     /// A decoder for the pool's layer with `params`, its buffers sized for `capacity`. Fails with a
     /// typed error for a capacity of zero or beyond [`MAX_DECODE_TOKENS`] tokens, parameters of the
-    /// wrong length, device limits too small, or memory exhausted.
+    /// wrong length, a pool made from another [`Context`], device limits too small, or memory
+    /// exhausted.
     pub fn new(ctx: &Context, pool: &StatePool, params: &Params, capacity: DecodeCapacity) -> Result<Self> {
+        if !pool.context().same(ctx) {
+            return Err(Error::Config {
+                name: "pool",
+                reason: "the state pool was made from another Context: make it from this one (or a clone of it)".into(),
+            });
+        }
         let config = *pool.config();
         let dims = HeadDims::new(config.dk, config.dv)?;
         for (name, value, most) in [

@@ -91,7 +91,68 @@ pub(crate) fn check(ctx: &Context, given: &CallerBuffer, words: usize) -> Result
             reason: format!("the buffer's usages {:?} lack some of {needed:?}", given.buffer.usage()),
         });
     }
+    check_device(ctx, given)?;
     Ok(Placed { buffer: given.buffer.clone(), offset: given.offset, words, caller: true })
+}
+
+/// Refuses a buffer of another device: binds its range's first word in a bind group of the tape's device, where
+/// wgpu would otherwise fail later, at the tape's own bind groups. A buffer of another device of the
+/// same wgpu instance is a validation error, caught by an error scope. One of another instance is
+/// looked up by its index in this instance's registry: wgpu panics where no buffer has that index
+/// (caught here), and binds this instance's buffer of that index where one has, which no check can
+/// see (the README asks for buffers of the device the Context was made from).
+fn check_device(ctx: &Context, given: &CallerBuffer) -> Result<()> {
+    let device = ctx.device();
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some("caller buffer probe"),
+        entries: &[wgpu::BindGroupLayoutEntry {
+            binding: 0,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only: true },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        }],
+    });
+    let probe = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some("caller buffer probe"),
+            layout: &layout,
+            entries: &[wgpu::BindGroupEntry {
+                binding: 0,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: &given.buffer,
+                    offset: given.offset,
+                    // its first word: a windowed tape's tensor may pass the binding limit
+                    size: wgpu::BufferSize::new(4),
+                }),
+            }],
+        })
+    }));
+    let refused = |why: String| Error::Placement {
+        name: given.tensor.name(),
+        reason: format!("the buffer cannot be bound on the tape's device (is it another device's?): {why}"),
+    };
+    let error = pollster::block_on(scope.pop());
+    match (probe, error) {
+        (Err(panic), _) => Err(refused(panic_text(&panic))),
+        (Ok(_), Some(e)) => Err(refused(one_line(&e))),
+        (Ok(_), None) => Ok(()),
+    }
+}
+
+/// A wgpu error's text (its causes on lines of their own) on one line.
+fn one_line(e: &wgpu::Error) -> String {
+    e.to_string().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The message of a caught panic.
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    let text = panic.downcast_ref::<String>().map(String::as_str).or_else(|| panic.downcast_ref::<&str>().copied());
+    text.unwrap_or("wgpu panicked").to_string()
 }
 
 /// The tensors that must not be computed in place: those a stage writes into a caller's buffer that

@@ -52,6 +52,11 @@ impl StatePool {
         Ok(Self { ctx: ctx.clone(), config, slots, state, conv_state })
     }
 
+    /// The context the pool's buffers live on.
+    pub(crate) fn context(&self) -> &Context {
+        &self.ctx
+    }
+
     /// The layer.
     pub fn config(&self) -> &LayerConfig {
         &self.config
