@@ -1,6 +1,8 @@
 //! Sizes of one layer and the derived channel layout of its `qkv` projection.
 
 use crate::Error;
+use crate::recurrence::Heads;
+use crate::rows::HeadRows;
 
 /// ε of the q/k L2 norms, fixed by the operator (`q̂ = q / sqrt(Σq² + ε₂)`).
 pub const L2_EPS: f64 = 1e-6;
@@ -34,18 +36,34 @@ impl LayerConfig {
 
     /// Checks every size is positive, `nv % nk == 0` and `rms_eps` is positive.
     pub fn validate(&self) -> Result<(), Error> {
-        for (name, value) in [("nk", self.nk), ("nv", self.nv), ("dk", self.dk), ("dv", self.dv), ("kk", self.kk)] {
-            if value == 0 {
-                return Err(Error::Empty { name });
-            }
-        }
-        if !self.nv.is_multiple_of(self.nk) {
-            return Err(Error::HeadRatio { nk: self.nk, nv: self.nv });
+        self.heads().validate()?;
+        if self.kk == 0 {
+            return Err(Error::Empty { name: "kk" });
         }
         if !(self.rms_eps.is_finite() && self.rms_eps > 0.0) {
             return Err(Error::NotPositive { name: "rms_eps", value: self.rms_eps });
         }
         Ok(())
+    }
+
+    /// The head layout the recurrence needs.
+    pub(crate) fn heads(&self) -> Heads {
+        Heads { nk: self.nk, nv: self.nv, dk: self.dk, dv: self.dv }
+    }
+
+    /// Where q of each key head sits in a token of the conv output `[N, C]`.
+    pub(crate) fn q_rows(&self) -> HeadRows {
+        HeadRows { stride: self.channels(), first: self.q_channel(0), width: self.dk }
+    }
+
+    /// Where k of each key head sits in a token of the conv output.
+    pub(crate) fn k_rows(&self) -> HeadRows {
+        HeadRows { stride: self.channels(), first: self.k_channel(0), width: self.dk }
+    }
+
+    /// Where v of each value head sits in a token of the conv output.
+    pub(crate) fn v_rows(&self) -> HeadRows {
+        HeadRows { stride: self.channels(), first: self.v_channel(0), width: self.dv }
     }
 
     /// Elements of one head's state, `dk·dv`.

@@ -73,7 +73,7 @@ impl LayerInputs {
         check_finite("a", self.a.iter())?;
         check_finite("b", self.b.iter())?;
         if let Some(h0) = &self.h0 {
-            check_shape("h0", h0.shape(), &state_shape(config, sequences.len()))?;
+            check_shape("h0", h0.shape(), &config.heads().state_shape(sequences.len()))?;
             check_finite("h0", h0.iter())?;
         }
         if let Some(state) = &self.conv_state {
@@ -82,11 +82,6 @@ impl LayerInputs {
         }
         Ok(sequences)
     }
-}
-
-/// `[N, nv, dk, dv]`.
-pub(crate) fn state_shape(config: &LayerConfig, sequences: usize) -> [usize; 4] {
-    [sequences, config.nv, config.dk, config.dv]
 }
 
 /// `[N, kk − 1, C]`.
@@ -133,7 +128,7 @@ impl OutputGrads {
         check_shape("dout", self.dout.shape(), &[b, t, config.value_width()])?;
         check_finite("dout", self.dout.iter())?;
         if let Some(dht) = &self.dht {
-            check_shape("dht", dht.shape(), &state_shape(config, sequences.len()))?;
+            check_shape("dht", dht.shape(), &config.heads().state_shape(sequences.len()))?;
             check_finite("dht", dht.iter())?;
         }
         if let Some(d) = &self.dconv_state {

@@ -1,11 +1,12 @@
 //! [`Layer`]: the public entry points, which check every argument and convert between ndarray
 //! tensors and the flat buffers the stages work on.
 
+use crate::arrays::{flat, shaped};
 use crate::backward::{FlatOutputGrads, backward};
 use crate::forward::{Activations, Flat, final_conv_state};
-use crate::io::{conv_state_shape, state_shape};
+use crate::io::conv_state_shape;
 use crate::{Error, ForwardResult, Gradients, LayerConfig, LayerInputs, LayerParams, OutputGrads};
-use ndarray::{Array, Array1, ArrayBase, Data, Dimension};
+use ndarray::Array1;
 use std::borrow::Cow;
 
 /// One Gated DeltaNet layer: its sizes and parameters, checked against each other.
@@ -42,7 +43,7 @@ impl Layer {
         let out = act.output(&self.config, &self.params, x.z);
         Ok(ForwardResult {
             out: shaped(inputs.z.raw_dim(), out),
-            ht: shaped(ndarray::Dim(state_shape(&self.config, seqs.len())), act.ht),
+            ht: shaped(ndarray::Dim(self.config.heads().state_shape(seqs.len())), act.ht),
             conv_state: shaped(
                 ndarray::Dim(conv_state_shape(&self.config, seqs.len())),
                 final_conv_state(&self.config, &seqs, &x),
@@ -110,17 +111,4 @@ impl<'a> FlatInputs<'a> {
             conv_state: self.conv_state.as_deref(),
         }
     }
-}
-
-/// The elements in row-major order, borrowed when the array already is.
-fn flat<S: Data<Elem = f64>, D: Dimension>(array: &ArrayBase<S, D>) -> Cow<'_, [f64]> {
-    match array.as_slice() {
-        Some(slice) => Cow::Borrowed(slice),
-        None => Cow::Owned(array.iter().copied().collect()),
-    }
-}
-
-/// A row-major array of `dim` over `data`, whose length the stages guarantee.
-fn shaped<D: Dimension>(dim: D, data: Vec<f64>) -> Array<f64, D> {
-    Array::from_shape_vec(dim, data).expect("stage produced a buffer of the tensor's size")
 }

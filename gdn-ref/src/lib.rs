@@ -18,6 +18,12 @@
 //! its last `kk − 1` raw qkv tokens, see [`LayerInputs`] for the layout and how it maps to Hugging
 //! Face's `conv_states` cache); both have gradients.
 //!
+//! [`CoreOp`] is the gated delta rule alone (step 4's recurrence with `q`, `k`, `v` and the gates
+//! given), in flash-linear-attention's `chunk_gated_delta_rule` convention: the decay as `ln g`
+//! or the layer's logits, `β` or its logits, an optional in-op q/k L2 norm and a `scale` on q,
+//! forward and hand-written backward. It runs the layer's own recurrence, L2 norm and gate code, so
+//! kernels of the core op alone are judged by the same oracle.
+//!
 //! Every GPU kernel in the workspace is judged against this crate, so it favours obviousness over
 //! speed: it keeps every state of a (sequence, head) in memory during the backward, and it is proven
 //! by finite differences in its own test suite. [`sample`] draws the spec's test inputs and
@@ -40,15 +46,22 @@
 // The stages index several tensors with the same subscripts, as the spec's equations do.
 #![allow(clippy::needless_range_loop)]
 
+mod arrays;
 mod backward;
 mod batch;
 pub mod compare;
 mod config;
+mod core_op;
 mod error;
 mod forward;
+mod gates;
 mod io;
+mod l2norm;
 mod layer;
+mod parallel;
 mod params;
+mod recurrence;
+mod rows;
 pub mod sample;
 mod scalar;
 mod tensor;
@@ -56,6 +69,10 @@ mod window;
 
 pub use batch::{Batch, Sequences};
 pub use config::{L2_EPS, LayerConfig};
+pub use core_op::{
+    BetaGrad, BetaInput, CoreConfig, CoreForward, CoreGradients, CoreInputs, CoreOp, CoreOutputGrads, DecayGrad,
+    DecayInput,
+};
 pub use error::Error;
 pub use io::{ForwardResult, Gradients, LayerInputs, OutputGrads};
 pub use layer::Layer;
