@@ -244,7 +244,7 @@ fn run(args: &RunArgs) -> Result<bool, String> {
     let call = LayerCall::new(&ctx, &whole).map_err(|e| e.to_string())?;
     if call.windows() > 1 {
         println!(
-            "the batch passes the device's binding or buffer limits: it runs as {} windows of tokens, chained by their states",
+            "the batch passes the device's binding or buffer limits, or its driver's loop budget: it runs as {} windows of tokens, chained by their states",
             call.windows()
         );
     }

@@ -171,3 +171,26 @@ fn a_windowed_tape_in_an_engine_s_buffers_records_the_chain_into_its_encoder() {
     let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor::default());
     assert!(matches!(host_tape.encode_forward(&mut encoder), Err(Error::Unsupported { option: "encode_forward", .. })));
 }
+
+/// On a driver whose loop budget caps the chunked family's sequences (lavapipe before Mesa 26, CI's
+/// included), a longer sequence is refused by a `Tape` by name and runs right in windows. Elsewhere
+/// the same sequence fits one tape.
+#[test]
+fn a_sequence_past_the_driver_s_loop_budget_runs_in_windows() {
+    let ctx = gdn_check::device_context();
+    let config = LayerConfig::new(1, 1, 16, 16, 4).unwrap();
+    let tokens = ctx.longest_chunked_sequence().unwrap_or(gdn_train::LAVAPIPE_CHUNKED_TOKENS) + 40;
+    let batch = Batch::Packed { cu_seqlens: vec![0, 7, 7 + tokens] };
+    let options = TapeOptions { family: Some(Family::chunked()), ..TapeOptions::default() };
+    let tape = Tape::new(ctx, config, batch.clone(), options);
+    match ctx.longest_chunked_sequence() {
+        Some(most) => {
+            let e = tape.err().expect("refused");
+            assert!(matches!(e, Error::Limit { limit: "tokens_per_sequence", .. }), "{e}");
+            assert!(e.to_string().contains(&format!("{}", tokens)) && e.to_string().contains(&most.to_string()), "{e}");
+        }
+        None => assert!(tape.is_ok(), "{:?}", tape.err()),
+    }
+    let windows = check(ctx, &case(config, batch, Family::chunked()), Some(Family::chunked()), None);
+    assert_eq!(windows, if ctx.longest_chunked_sequence().is_some() { 2 } else { 1 });
+}

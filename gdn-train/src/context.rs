@@ -299,7 +299,10 @@ impl Context {
     ///   65 535 times in all: gallivm's loop limiter (`LP_MAX_TGSI_LOOP_ITERATIONS`) is one counter
     ///   per shader function, counting every iteration of every loop. Huge conv tap counts
     ///   (`--kk 65537`) and very long checkpoint intervals of wide heads reach it; the test shapes
-    ///   stay far below.
+    ///   stay far below. Before Mesa 26 the chunked family's passes over chunks reach it past about
+    ///   28 000 tokens of one sequence: there a chunked plan takes sequences of at most
+    ///   [`crate::LAVAPIPE_CHUNKED_TOKENS`] tokens ([`Context::longest_chunked_sequence`]), and a
+    ///   `WindowedTape` cuts longer ones.
     /// - Mesa 22.3's lavapipe computes the one-workgroup recurrent backward
     ///   (`recurrence_backward`) wrong past about 780 tokens of one sequence at `dk = dv = 128`
     ///   (the NaN poison shows it; Mesa 26 computes it right). On that driver, long sequences of
@@ -373,6 +376,12 @@ impl Context {
 
     pub(crate) fn pipelines(&self) -> &PipelineCache {
         &self.inner.pipelines
+    }
+
+    /// The longest sequence a chunked tape takes on this driver, where its loop budget caps it
+    /// (lavapipe before Mesa 26: [`crate::LAVAPIPE_CHUNKED_TOKENS`]); `None` elsewhere.
+    pub fn longest_chunked_sequence(&self) -> Option<usize> {
+        crate::loop_budget::has_loop_budget(self).then_some(crate::LAVAPIPE_CHUNKED_TOKENS)
     }
 
     /// Whether `other` is this context or a clone of it (wgpu's device ids repeat across

@@ -443,6 +443,7 @@ pub(crate) fn laid_out(
             storage_buffers: ctx.device().limits().max_storage_buffers_per_shader_stage,
         };
         let plan = LayerPlan::new(config, offsets, &plan_options)?;
+        crate::loop_budget::check(ctx, family, offsets)?;
         for spec in plan.buffers.iter().filter(|spec| matches!(spec.contents, Contents::Storage { .. })) {
             check_storage(ctx, spec.id.name(), spec.words())?;
         }
