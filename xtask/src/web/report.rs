@@ -3,8 +3,9 @@
 //! The same text goes to the terminal and to `summary.md` beside the report.
 //!
 //! The check fails on: no adapter or a page that stopped, a failing self-test, a plan that could
-//! not run or a tensor over its bar, a kernel Tint refuses, and a kernel over the adapter's limits
-//! (the layer cannot run there) unless `--allow-over-limits` accepts those.
+//! not run or a tensor over its bar, and a kernel Tint refuses. A kernel over the adapter's limits
+//! is reported (the layer's plans take the kernels that fit the device, so its cases show whether
+//! the layer runs there); `--strict-limits` fails on it too.
 
 use serde_json::Value;
 use std::fmt::Write;
@@ -41,7 +42,7 @@ fn first_line(text: &str, max: usize) -> String {
 }
 
 /// Prints the summary, writes it to `dir/summary.md`, and fails naming every failure.
-pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), String> {
+pub fn judge(report: &Value, dir: &Path, strict_limits: bool) -> Result<(), String> {
     let mut s = String::new();
     let mut failures: Vec<String> = Vec::new();
     let adapter = &report["adapter"];
@@ -160,7 +161,7 @@ pub fn judge(report: &Value, dir: &Path, allow_over_limits: bool) -> Result<(), 
                     ));
                 }
                 let _ = writeln!(s, "  over limits: {name}: {}", over.join(", "));
-                if !allow_over_limits {
+                if strict_limits {
                     failures.push(format!("{name} is over the adapter's limits ({})", over.join(", ")));
                 }
             } else {
