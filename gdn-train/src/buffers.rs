@@ -83,27 +83,66 @@ pub(crate) fn read_f32(ctx: &Context, buffer: &wgpu::Buffer, len: usize) -> Resu
     read_f32_at(ctx, buffer, 0, len)
 }
 
-/// Copies `len` f32 of `buffer` from element `first` back to the host, waiting for the queue.
+/// Bytes read back at a time: the staging a read-back needs stays this small however large the
+/// tensor, so that a read-back still fits where the tape has used up device memory.
+const READ_BACK_BYTES: u64 = 64 << 20;
+
+/// Copies `len` f32 of `buffer` from element `first` back to the host, waiting for the queue, in
+/// pieces of at most [`READ_BACK_BYTES`] through one staging buffer. A staging buffer that cannot be
+/// allocated is [`Error::OutOfMemory`]; a copy or mapping wgpu refuses is [`Error::Device`], where
+/// its default handler would panic.
 pub(crate) fn read_f32_at(ctx: &Context, buffer: &wgpu::Buffer, first: usize, len: usize) -> Result<Vec<f32>> {
     let bytes = len as u64 * WORD;
     if bytes == 0 {
         return Ok(Vec::new());
     }
-    let staging = allocate(ctx, "read-back", bytes, wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST)?;
-    let mut encoder = ctx.device().create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("read-back") });
-    encoder.copy_buffer_to_buffer(buffer, first as u64 * WORD, &staging, 0, bytes);
-    ctx.queue().submit([encoder.finish()]);
-    let (sender, receiver) = std::sync::mpsc::channel();
-    staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-        let _ = sender.send(r);
-    });
-    ctx.wait()?;
+    let usage = wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST;
+    let staging = allocate(ctx, "read-back", bytes.min(READ_BACK_BYTES), usage)?;
     let failed = |message: String| Error::Device { during: "reading a buffer back".into(), message };
-    receiver.recv().map_err(|e| failed(e.to_string()))?.map_err(|e| failed(e.to_string()))?;
-    let values = {
-        let view = staging.slice(..).get_mapped_range().map_err(|e| failed(e.to_string()))?;
-        bytemuck::pod_collect_to_vec::<u8, f32>(&view)
-    };
-    staging.unmap();
+    let mut values = Vec::with_capacity(len);
+    let mut done = 0;
+    while done < bytes {
+        let piece = (bytes - done).min(READ_BACK_BYTES);
+        let device = ctx.device();
+        let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let mut encoder = device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("read-back") });
+        encoder.copy_buffer_to_buffer(buffer, first as u64 * WORD + done, &staging, 0, piece);
+        ctx.queue().submit([encoder.finish()]);
+        let (sender, receiver) = std::sync::mpsc::channel();
+        staging.slice(..piece).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = sender.send(r);
+        });
+        let refused = pollster::block_on(scope.pop());
+        ctx.wait()?;
+        if let Some(e) = refused {
+            return Err(failed(e.to_string()));
+        }
+        receiver.recv().map_err(|e| failed(e.to_string()))?.map_err(|e| failed(e.to_string()))?;
+        {
+            let view = staging.slice(..piece).get_mapped_range().map_err(|e| failed(e.to_string()))?;
+            values.extend(bytemuck::pod_collect_to_vec::<u8, f32>(&view));
+        }
+        staging.unmap();
+        done += piece;
+    }
     Ok(values)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A read-back of more than one staging piece, from an offset, returns every word in order.
+    /// Needs a device (lavapipe in CI) and fails without one.
+    #[test]
+    fn a_read_back_larger_than_its_staging_comes_back_whole_in_pieces() {
+        let ctx = Context::new().unwrap_or_else(|e| panic!("device tests need a GPU adapter: {e}"));
+        let words = (READ_BACK_BYTES / WORD) as usize + 5;
+        let buffer = storage(&ctx, "pieces", words).unwrap();
+        let values: Vec<f32> = (0..words).map(|i| i as f32).collect();
+        write_bytes(&ctx, "pieces", &buffer, 0, bytemuck::cast_slice(&values)).unwrap();
+        let got = read_f32_at(&ctx, &buffer, 3, words - 3).unwrap();
+        assert_eq!(got.len(), words - 3);
+        assert!(got.iter().zip(&values[3..]).all(|(a, b)| a == b), "a word came back wrong");
+    }
 }
