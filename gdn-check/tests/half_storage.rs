@@ -36,3 +36,44 @@ fn half_storage_matches_the_reference_on_rounded_inputs() {
     }
     assert!(failed.is_empty(), "over their bars: {failed:?}");
 }
+
+/// Inputs scaled into f16's subnormal range (|x| < 2⁻¹⁴, as far down as 10⁻⁵ of the typical draw)
+/// keep their values through the device's f16 decoding and encoding: `out` and `dz` match
+/// gdn-ref's, rounded to f16 as the device stores them, at the f16 bar. (Against the exact values
+/// their error grows to about 10⁻², the precision subnormals have.)
+#[test]
+fn f16_storage_keeps_subnormal_values() {
+    let ctx = gdn_check::device_context();
+    let to_f16 = |x: f64| f64::from(half::f16::from_f64(x).to_f32());
+    let error_to_rounded = |got: &[f32], want: &[f64]| {
+        let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
+        let want: Vec<f64> = want.iter().map(|&x| to_f16(x)).collect();
+        gdn_ref::compare::relative_error_f32(&got, &want)
+    };
+    for scale in [1e-3, 1e-5] {
+        let case = Case {
+            config: LayerConfig::new(1, 2, 16, 16, 4).unwrap(),
+            batch: Batch::Packed { cu_seqlens: vec![0, 5, 40] },
+            h0: true,
+            dht: true,
+            regime: Regime::Typical,
+            family: Family::chunked(),
+            precision: Precision::F32,
+            storage: Storage::F16,
+            seed: 9,
+        };
+        let mut draw = case.draw();
+        for values in [&mut draw.inputs.qkv, &mut draw.inputs.z, &mut draw.grads.dout] {
+            values.mapv_inplace(|x| to_f16(x * scale));
+        }
+        let subnormal = draw.inputs.qkv.iter().filter(|x| x.abs() < 6.1e-5 && **x != 0.0).count();
+        assert!(subnormal * 2 > draw.inputs.qkv.len() || scale > 1e-4, "{subnormal} subnormal inputs");
+        let layer = gdn_ref::Layer::new(case.config, draw.params.clone()).unwrap();
+        let (want, grads) = (layer.forward(&draw.inputs).unwrap(), layer.backward(&draw.inputs, &draw.grads).unwrap());
+        let device = case.on_device(ctx, &draw).unwrap();
+        let out = error_to_rounded(&device.outputs.out, want.out.as_slice().unwrap());
+        let dz = error_to_rounded(&device.gradients.dz, grads.dz.as_slice().unwrap());
+        println!("scale {scale:e}: out {out:.2e}, dz {dz:.2e} against the f16-rounded reference");
+        assert!(out <= 1e-3 && dz <= 1e-3, "scale {scale:e}: out {out:.2e}, dz {dz:.2e}");
+    }
+}
