@@ -59,6 +59,19 @@ pub enum Error {
         /// Elements given.
         got: usize,
     },
+    /// A finite value the tensor's storage cannot hold: past f16's ±65 504, where f16 storage
+    /// would make it infinite.
+    #[error("{name}[{index}] = {value}: {reason}")]
+    Range {
+        /// The tensor.
+        name: &'static str,
+        /// The first element out of range.
+        index: usize,
+        /// Its value.
+        value: f32,
+        /// What the storage holds.
+        reason: String,
+    },
     /// An optional tensor given to a tape created without room for it, or missing from one
     /// created with it.
     #[error("{name}: {reason}")]

@@ -1,7 +1,9 @@
 //! Host side of half-precision storage (`Storage::Bf16`, `Storage::F16`): the f32 slices the host
 //! calls take and give, packed to and unpacked from two halves per word (the lower element in the
-//! low half, as `templates/storage/half_*.wgsl` read them), rounding to nearest, ties to even.
+//! low half, as `templates/storage/half_*.wgsl` read them), rounding to nearest, ties to even; and
+//! the check that refuses a value f16 would make infinite.
 
+use crate::{Error, Result, Tensor};
 use gdn_wgsl::plan::{Element, Storage};
 
 /// `values` packed two to a word in `storage`'s half format.
@@ -33,6 +35,23 @@ pub(crate) fn nan_word(element: Element) -> u32 {
         Element::F16Pairs => 0x7e00_7e00,
         Element::Bf16Pairs => 0x7fc0_7fc0,
         _ => f32::NAN.to_bits(),
+    }
+}
+
+/// Refuses a finite value of `data` that `storage` would turn infinite in `which` (f16 past
+/// ±65 504; bf16 holds f32's range).
+pub(crate) fn check_range(storage: Storage, which: Tensor, data: &[f32]) -> Result<()> {
+    if storage != Storage::F16 || !storage.halves(which) {
+        return Ok(());
+    }
+    match data.iter().position(|&x| x.is_finite() && half::f16::from_f32(x).is_infinite()) {
+        None => Ok(()),
+        Some(index) => Err(Error::Range {
+            name: which.name(),
+            index,
+            value: data[index],
+            reason: "past f16's range (±65 504): f16 storage would make it infinite".into(),
+        }),
     }
 }
 

@@ -342,7 +342,8 @@ impl Tape {
         self.upload(which, data)
     }
 
-    /// Checks that `data` fits `which`: a buffer the tape holds, has room for, and of its length.
+    /// Checks that `data` fits `which`: a buffer the tape holds, has room for, of its length, and
+    /// within its storage's range.
     pub(crate) fn check_write(&self, which: Tensor, data: &[f32]) -> Result<()> {
         self.held(which)?;
         let expected = self.len(which);
@@ -355,7 +356,7 @@ impl Tape {
         if data.len() != expected {
             return Err(Error::Length { name: which.name(), expected, got: data.len() });
         }
-        Ok(())
+        crate::halves::check_range(self.options.storage, which, data)
     }
 
     /// Uploads `data`, checked by [`Tape::check_write`], into `which`; out of staging memory is

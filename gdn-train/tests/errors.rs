@@ -377,3 +377,23 @@ fn absurd_sizes_are_typed_errors_naming_the_argument_before_any_allocation() {
     let recurrent = Some(Family::Recurrent { checkpoint_interval: usize::MAX });
     assert_eq!(tape(small(), fixed, recurrent).unwrap().family(), Family::Recurrent { checkpoint_interval: 4 });
 }
+
+#[test]
+fn a_finite_value_past_f16s_range_is_refused_by_name_where_f16_stores_it() {
+    let ctx = context();
+    let f16 = TapeOptions { storage: gdn_train::Storage::F16, ..TapeOptions::default() };
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, f16).unwrap();
+    let mut qkv = vec![0.5; 6 * small().channels()];
+    qkv[7] = 65_504.0;
+    tape.write(Tensor::Qkv, &qkv).expect("f16's largest value fits");
+    qkv[9] = -70_000.0;
+    match tape.write(Tensor::Qkv, &qkv) {
+        Err(Error::Range { name: "qkv", index: 9, value, .. }) => assert_eq!(value, -70_000.0),
+        other => panic!("expected a range error, got {other:?}"),
+    }
+    assert_eq!(tape.read(Tensor::Qkv).unwrap()[9], 0.5, "the refused write changed qkv");
+    // bf16 holds f32's range.
+    let bf16 = TapeOptions { storage: gdn_train::Storage::Bf16, ..TapeOptions::default() };
+    let tape = Tape::new(ctx, small(), Batch::Fixed { b: 2, t: 3 }, bf16).unwrap();
+    tape.write(Tensor::Qkv, &qkv).expect("bf16 holds 70 000");
+}
