@@ -146,6 +146,16 @@ pub enum Error {
         /// What is wrong.
         reason: String,
     },
+    /// A checkpoint (or its config.json) that cannot give a layer: unreadable, malformed, or a
+    /// tensor missing, of another shape than the sizes imply, or of a dtype the loader does not read
+    /// (a new variant: the others name a `&'static str` argument, not a tensor of a file).
+    #[error("{file}: {problem}")]
+    Checkpoint {
+        /// The file's path.
+        file: String,
+        /// What is wrong, naming the tensor or key.
+        problem: crate::checkpoint::CheckpointProblem,
+    },
     /// wgpu reported an error (a validation error is a bug of this crate: please report it).
     #[error("device error during {during}: {message}")]
     Device {

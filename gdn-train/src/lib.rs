@@ -18,6 +18,8 @@
 //!   tokens in and out, its gradient in and out), the gradients of the four inputs and of the
 //!   parameters (`a_log`, `dt_bias`, `norm`, `conv`), and packed variable-length batches
 //!   ([`Batch::Packed`]).
+//! - [`checkpoint`] reads one layer of a Qwen3.5 or Qwen3-Next safetensors checkpoint into the
+//!   operator's layouts ([`checkpoint::LayerWeights`], [`checkpoint::LayerWeights::params`]).
 //!
 //! The kernels are `gdn_wgsl`'s; a [`Family`] decides how the delta rule runs. The recurrent family
 //! runs the state recurrence serially in time with the state in registers, checkpointed; the
@@ -51,6 +53,7 @@
 pub struct ReadmeDoctests;
 
 mod buffers;
+pub mod checkpoint;
 mod config;
 mod context;
 mod decode;
