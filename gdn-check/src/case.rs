@@ -179,12 +179,16 @@ impl Case {
 
     /// [`Case::run`], also handing back what the device computed.
     pub fn run_keeping(&self, ctx: &Context) -> Result<(Report, DeviceResults), CaseError> {
-        let draw = self.draw();
+        self.run_draw(ctx, &self.draw())
+    }
+
+    /// [`Case::run_keeping`] on tensors the caller drew (or loaded) instead of the case's own.
+    pub fn run_draw(&self, ctx: &Context, draw: &Draw) -> Result<(Report, DeviceResults), CaseError> {
         let layer = Layer::new(self.config, draw.params.clone())?;
         let want = layer.forward(&draw.inputs)?;
         let want_grads = layer.backward(&draw.inputs, &draw.grads)?;
-        let device = self.on_device(ctx, &draw)?;
-        Ok((self.compare_with(&draw, &device, &want, &want_grads), device))
+        let device = self.on_device(ctx, draw)?;
+        Ok((self.compare_with(draw, &device, &want, &want_grads), device))
     }
 
     /// Forward and backward of `draw` on a fresh tape, its outputs poisoned with NaN first.

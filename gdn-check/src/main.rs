@@ -12,6 +12,8 @@
 //! - `gdn-check kernel-stats`: what the Vulkan driver reports of each compiled kernel (registers,
 //!   spills, shared memory), where it offers `VK_KHR_pipeline_executable_properties`.
 //! - `gdn-check recall`: trains a small model on associative recall through the layer.
+//! - `gdn-check checkpoint FILE`: one layer of a Hugging Face checkpoint on the device against the
+//!   reference, with its own parameters and projections.
 //!
 //! `--family`, `--precision`, `--storage` and `--preset` take the values `--help` lists
 //! ([`cli`]). The checks themselves are the library's (`gdn_check`); the modules here hold only
@@ -21,6 +23,7 @@
 // device, which wgpu cannot do for it).
 #![deny(unsafe_code)]
 
+mod checkpoint_command;
 mod cli;
 mod decode_command;
 #[allow(unsafe_code)]
@@ -65,6 +68,9 @@ enum Command {
     KernelStats(kernel_stats::KernelStatsArgs),
     /// Train a small model on associative recall through the layer: loss and accuracy as it learns.
     Recall(recall_command::RecallArgs),
+    /// One layer of a Hugging Face checkpoint (Qwen3.5, Qwen3-Next) on the device against the
+    /// reference, forward and backward.
+    Checkpoint(checkpoint_command::CheckpointArgs),
 }
 
 #[derive(Args)]
@@ -166,6 +172,7 @@ fn main() -> ExitCode {
         Command::Soak(args) => context().and_then(|ctx| soak_command::command(&ctx, &args)),
         Command::KernelStats(args) => kernel_stats::command(&args),
         Command::Recall(args) => context().and_then(|ctx| recall_command::command(&ctx, &args)),
+        Command::Checkpoint(args) => context().and_then(|ctx| checkpoint_command::command(&ctx, &args)),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,

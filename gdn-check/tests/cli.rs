@@ -182,3 +182,61 @@ fn kernel_statistics_are_printed_or_the_missing_extension_is_named() {
         refused(&output, &["VK_KHR_pipeline_executable_properties"]);
     }
 }
+
+/// A small Qwen3.5 checkpoint (nk 1, nv 2, dk = dv = 16, kk 4, hidden 8) of deterministic
+/// pseudo-random weights at the scales of a real one, with its `config.json`, in a fresh folder.
+fn small_qwen3_5_checkpoint() -> std::path::PathBuf {
+    use safetensors::{Dtype, tensor::TensorView};
+    let dir = std::env::temp_dir().join(format!("gdn-check-cli-checkpoint-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (nk, nv, d, kk, hidden) = (1usize, 2usize, 16usize, 4usize, 8usize);
+    let channels = 2 * nk * d + nv * d;
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut uniform = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut draw = |n: usize, low: f64, high: f64| -> Vec<u8> {
+        (0..n).flat_map(|_| ((low + (high - low) * uniform()) as f32).to_le_bytes()).collect()
+    };
+    let scale = 1.7 / (hidden as f64).sqrt();
+    let tensors: Vec<(&str, Vec<usize>, Vec<u8>)> = vec![
+        ("in_proj_qkv.weight", vec![channels, hidden], draw(channels * hidden, -scale, scale)),
+        ("in_proj_z.weight", vec![nv * d, hidden], draw(nv * d * hidden, -scale, scale)),
+        ("in_proj_b.weight", vec![nv, hidden], draw(nv * hidden, -scale, scale)),
+        ("in_proj_a.weight", vec![nv, hidden], draw(nv * hidden, -scale, scale)),
+        ("conv1d.weight", vec![channels, 1, kk], draw(channels * kk, -0.8, 0.8)),
+        ("dt_bias", vec![nv], draw(nv, -0.5, 0.5)),
+        ("A_log", vec![nv], draw(nv, -1.0, 2.5)),
+        ("norm.weight", vec![d], draw(d, 0.7, 1.3)),
+        ("out_proj.weight", vec![hidden, nv * d], draw(hidden * nv * d, -0.25, 0.25)),
+    ];
+    let views = tensors.iter().map(|(name, shape, bytes)| {
+        (format!("model.layers.0.linear_attn.{name}"), TensorView::new(Dtype::F32, shape.clone(), bytes).unwrap())
+    });
+    let path = dir.join("model.safetensors");
+    safetensors::serialize_to_file(views, None, &path).unwrap();
+    let config = format!(
+        r#"{{"model_type": "qwen3_5_text", "hidden_size": {hidden}, "linear_num_key_heads": {nk},
+        "linear_num_value_heads": {nv}, "linear_key_head_dim": {d}, "linear_value_head_dim": {d},
+        "linear_conv_kernel_dim": {kk}, "rms_norm_eps": 1e-6}}"#
+    );
+    std::fs::write(dir.join("config.json"), config).unwrap();
+    path
+}
+
+#[test]
+fn a_checkpoint_layer_runs_against_the_reference_and_a_missing_one_is_named() {
+    let path = small_qwen3_5_checkpoint();
+    let file = path.to_str().unwrap();
+    let output = gdn_check(&["checkpoint", file, "--seq", "40", "--batch", "2"], &[]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}\n{}", String::from_utf8_lossy(&output.stderr));
+    for word in ["Qwen35", "nk 1, nv 2, dk 16, dv 16, kk 4, hidden 8", "dqkv", "all tensors within their bars"] {
+        assert!(stdout.contains(word), "{word:?} not in {stdout}");
+    }
+    refused(&gdn_check(&["checkpoint", file, "--layer", "1"], &[]), &["model.layers.1.linear_attn."]);
+    refused(&gdn_check(&["checkpoint", file, "--seq", "0"], &[]), &["--seq", "tokens"]);
+}

@@ -36,7 +36,7 @@ pub use hf_config::HfLayerConfig;
 pub use names::{HF_PREFIX, Scheme};
 pub use problem::CheckpointProblem;
 
-use crate::{LayerConfig, Params, Result};
+use crate::{Error, LayerConfig, Params, Result};
 use file::SafetensorsFile;
 use names::Names;
 use shapes::Shapes;
@@ -128,4 +128,57 @@ impl LayerWeights {
     pub fn params(&self) -> Params<'_> {
         Params { a_log: &self.a_log, dt_bias: &self.dt_bias, norm: &self.norm, conv: &self.conv }
     }
+
+    /// The operator's inputs for the hidden states `hidden` (`[tokens, hidden_size]`, row-major,
+    /// the layer's input after the model's norm): each projection `W x` per token, summed in f64.
+    pub fn project(&self, hidden: &[f32]) -> Result<Projected> {
+        let width = self.hidden_size;
+        if width == 0 || !hidden.len().is_multiple_of(width) {
+            let expected = hidden.len().div_ceil(width.max(1)) * width;
+            return Err(Error::Length { name: "hidden", expected, got: hidden.len() });
+        }
+        let p = &self.projections;
+        Ok(Projected {
+            qkv: linear(&p.qkv, hidden, width),
+            z: linear(&p.z, hidden, width),
+            a: linear(&p.a, hidden, width),
+            b: linear(&p.b, hidden, width),
+        })
+    }
+
+    /// `out_proj` of the operator's `out` (`[tokens, nv·dv]`): the layer's output, `[tokens,
+    /// hidden_size]`.
+    pub fn output(&self, out: &[f32]) -> Result<Vec<f32>> {
+        let width = self.config.value_width();
+        if !out.len().is_multiple_of(width) {
+            return Err(Error::Length { name: "out", expected: out.len().div_ceil(width) * width, got: out.len() });
+        }
+        Ok(linear(&self.projections.out, out, width))
+    }
+}
+
+/// The operator's inputs a layer's projections give ([`LayerWeights::project`]), in its layouts:
+/// `[tokens, C]`, `[tokens, nv·dv]`, `[tokens, nv]`, `[tokens, nv]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Projected {
+    /// The raw `qkv` projection, before the conv.
+    pub qkv: Vec<f32>,
+    /// The output-gate logits.
+    pub z: Vec<f32>,
+    /// The decay logits.
+    pub a: Vec<f32>,
+    /// The write-strength logits.
+    pub b: Vec<f32>,
+}
+
+/// `W x` for every token of `x` (`[tokens, inputs]`), `W` a Hugging Face linear weight
+/// `[outputs, inputs]`.
+fn linear(weight: &[f32], x: &[f32], inputs: usize) -> Vec<f32> {
+    x.chunks_exact(inputs)
+        .flat_map(|token| {
+            weight
+                .chunks_exact(inputs)
+                .map(move |row| row.iter().zip(token).map(|(w, v)| f64::from(*w) * f64::from(*v)).sum::<f64>() as f32)
+        })
+        .collect()
 }
