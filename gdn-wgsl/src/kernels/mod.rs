@@ -210,7 +210,7 @@ kernels! {
     QkNormGatesProductsForward => shared::QK_NORM_GATES_PRODUCTS_FORWARD,
     /// [`Kernel::ConvForward`] and [`Kernel::QkNormGatesProductsForward`] in one dispatch: each
     /// (token, key head) computes the conv of its q, k and value channels from the raw projection,
-    /// its taps in one round of loads. It binds 13 storage buffers, so the plan takes it only where
+    /// its taps in one round of loads. It binds 12 storage buffers, so the plan takes it only where
     /// the device allows as many, and only for kk ≤ [`crate::CONV_WINDOW`].
     ConvQkNormGatesProductsForward => shared::CONV_QK_NORM_GATES_PRODUCTS_FORWARD,
     /// The delta rule, forward, with checkpoints; its column sums are subgroup shuffles: it needs
@@ -246,7 +246,7 @@ kernels! {
     QkNormBackward => shared::QK_NORM_BACKWARD,
     /// [`Kernel::QkNormBackward`] and [`Kernel::ConvBackwardPre`] in one dispatch: each (token,
     /// key head) recomputes the conv's pre-activation of its channels and writes their `dpre`.
-    /// Taken where [`Kernel::ConvQkNormGatesProductsForward`] is (13 storage buffers).
+    /// Taken where [`Kernel::ConvQkNormGatesProductsForward`] is (12 storage buffers).
     QkNormConvBackward => shared::QK_NORM_CONV_BACKWARD,
     /// `dpre = dy·silu'(pre)`.
     ConvBackwardPre => shared::CONV_BACKWARD_PRE,

@@ -133,7 +133,6 @@ const QK_NORM_GATES_FORWARD_BINDINGS: &[Binding] = &[
     bind("a_log", ReadF32),
     bind("dt_bias", ReadF32),
     bind("qk_hat", WriteF32),
-    bind("qk_ss", WriteF32),
     bind("gates", WriteF32),
 ];
 
@@ -184,7 +183,6 @@ pub(crate) const CONV_QK_NORM_GATES_PRODUCTS_FORWARD: KernelDef = KernelDef {
         bind("y", WriteF32),
         bind("final_conv_state", WriteF32),
         bind("qk_hat", WriteF32),
-        bind("qk_ss", WriteF32),
         bind("gates", WriteF32),
     ],
     ..QK_NORM_GATES_PRODUCTS_FORWARD
@@ -240,11 +238,10 @@ fn qk_norm_backward_constants(dims: HeadDims) -> Vec<(&'static str, u32)> {
 pub(crate) const QK_NORM_BACKWARD: KernelDef = KernelDef {
     name: "qk_norm_backward",
     template: wgsl!("shared/qk_norm_backward"),
-    snippets: &[ROW_SUM, GATE_VALUES, TOKEN_SPAN, QK_GRADS_STORED],
+    snippets: &[QK_ROWS, ROW_SUM, GATE_VALUES, TOKEN_SPAN, QK_GRADS_STORED],
     bindings: &[
         bind("layer", LayerUniform),
         bind("y", ReadF32),
-        bind("qk_ss", ReadF32),
         bind("dqk_hat_heads", ReadF32),
         bind("gates", ReadF32),
         bind("gate_grad_parts", ReadF32),
@@ -263,14 +260,13 @@ pub(crate) const QK_NORM_BACKWARD: KernelDef = KernelDef {
 
 pub(crate) const QK_NORM_CONV_BACKWARD: KernelDef = KernelDef {
     name: "qk_norm_conv_backward",
-    snippets: &[SEQUENCES, TOKEN_SPAN, CONV_AT, ROW_SUM, GATE_VALUES, QK_GRADS_CONV],
+    snippets: &[SEQUENCES, TOKEN_SPAN, CONV_AT, QK_ROWS, ROW_SUM, GATE_VALUES, QK_GRADS_CONV],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
         bind("qkv", ReadF32),
         bind("conv_state", ReadF32),
         bind("conv", ReadF32),
-        bind("qk_ss", ReadF32),
         bind("dqk_hat_heads", ReadF32),
         bind("gates", ReadF32),
         bind("gate_grad_parts", ReadF32),

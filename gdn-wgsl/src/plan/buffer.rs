@@ -46,9 +46,8 @@ work_buffers! {
     Y => "y",
     /// q̂ and k̂ per key head.
     QkHat => "qk_hat",
-    /// Σq² and Σk² per (token, key head).
-    QkSs => "qk_ss",
-    /// ln g and β per (token, value head).
+    /// ln g, β and their slopes per (token, value head), then Σq² + ε and Σk² + ε per (token, key
+    /// head).
     Gates => "gates",
     /// The delta rule's output before the norm.
     O => "o",

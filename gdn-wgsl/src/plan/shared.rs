@@ -105,8 +105,7 @@ pub(crate) fn buffers(g: &Geometry) -> Result<Vec<BufferSpec>, PlanError> {
         BufferSpec::f32(Work::Y, tokens * c),
         // q̂, k̂, then each k̂'s products with the three before it (`templates/lib/qk_rows.wgsl`).
         BufferSpec::f32(Work::QkHat, tokens * nk * (2 * dk + 3)),
-        BufferSpec::f32(Work::QkSs, 2 * tokens * nk),
-        BufferSpec::f32(Work::Gates, 5 * tokens * nv),
+        BufferSpec::f32(Work::Gates, tokens * (5 * nv + 2 * nk)),
         BufferSpec::f32(Work::O, tokens * v),
         BufferSpec::f32(Work::Rstd, tokens * nv),
         BufferSpec::f32(Work::DO, tokens * v),

@@ -103,7 +103,7 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
         let stage = recurrences.next().expect("a recurrent forward");
         assert!(recurrences.next().is_none());
         // The key products the chunk-solved forward reads are written exactly where it runs, with
-        // the conv in the q/k norms' dispatches (forward and backward) where the device binds 13
+        // the conv in the q/k norms' dispatches (forward and backward) where the device binds 12
         // storage buffers and the taps fit the window.
         let chunks = stage.kernel.name().starts_with("recurrence_forward_chunks");
         let prologue = |plan: &LayerPlan| plan.forward.iter().take(2).map(|s| s.kernel).collect::<Vec<_>>();
@@ -112,7 +112,7 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
         };
         let products = if chunks { Kernel::QkNormGatesProductsForward } else { Kernel::QkNormGatesForward };
         assert_eq!(prologue(&plan), [Kernel::ConvForward, products]);
-        let wide = PlanOptions { storage_buffers: 13, ..options };
+        let wide = PlanOptions { storage_buffers: 12, ..options };
         let fused = LayerPlan::new(&config, &starts, &wide).unwrap();
         let long_taps = LayerPlan::new(&LayerConfig::new(4, 8, 16, 16, 5).unwrap(), &starts, &wide).unwrap();
         if chunks {

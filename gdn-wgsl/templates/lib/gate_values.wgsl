@@ -1,5 +1,6 @@
 // gates packs ℓ = ln g, β, then for the backward ∂β/∂b = β(1 − β), ∂ℓ/∂(a + dt_bias) and
-// ∂ℓ/∂a_log, each [tokens, nv] (qk_norm_gates_forward writes them); gate_grad_parts packs
+// ∂ℓ/∂a_log, each [tokens, nv] (qk_norm_gates_forward writes them, and the q/k norms' sums after
+// them: qk_rows.wgsl's qk_ss_at); gate_grad_parts packs
 // layer.gate_parts partials of dℓ per (token, head), then as many of dβ. ℓ is kept rather than g: g
 // underflows to 0 long before ℓ leaves f32's range, and the chunked family's decays are sums of ℓ.
 

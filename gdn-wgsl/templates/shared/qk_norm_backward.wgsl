@@ -38,7 +38,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
     let x = vec2<f32>(q.x, k.x);
     let slope = vec2<f32>(q.y, k.y);
     let dot = row_sum2(tid, f32(live) * x * hats);
-    let ss = vec2<f32>(qk_ss[row], qk_ss[layer.tokens * layer.nk + row]);
+    let ss = vec2<f32>(gates[qk_ss_at(0u, row)], gates[qk_ss_at(1u, row)]);
     let inv = vec2<f32>(1.0 / (sqrt(ss.x) * sqrt(f32(DK))), 1.0 / sqrt(ss.y));
     if (live) {
         let dx = (inv * hats - x * dot * inv / ss) * slope;

@@ -93,7 +93,7 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3
         }
     }
     if (tid == 0u) {
-        qk_ss[row] = ss.x;
-        qk_ss[layer.tokens * layer.nk + row] = ss.y;
+        gates[qk_ss_at(0u, row)] = ss.x;
+        gates[qk_ss_at(1u, row)] = ss.y;
     }
 }
