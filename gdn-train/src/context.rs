@@ -78,7 +78,7 @@ impl ContextOptions {
 /// | `recurrence_backward_columns` | 11 | refused |
 /// | `recurrence_backward` | 12 | refused |
 /// | `conv_backward_input_sums` | 12 | its parts: `conv_backward_input`, `column_sums_partial` |
-/// | `conv_qk_norm_gates_products_forward` | 12 | its parts: `conv_forward` (6), `qk_norm_gates_products_forward` (7) |
+/// | `conv_qk_norm_gates_forward`, `conv_qk_norm_gates_products_forward` | 12 | its parts: `conv_forward` (6), `qk_norm_gates_forward` or `qk_norm_gates_products_forward` (7) |
 /// | `qk_norm_conv_backward` | 12 | its parts: `qk_norm_backward` (8), `conv_backward_pre` |
 /// | `conv_backward_input_totals` | 15 | its parts: `conv_backward_input_sums`, `column_sums_finish` |
 /// | the tensor-core kernels | 10 to 18 | refused |

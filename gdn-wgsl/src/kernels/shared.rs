@@ -167,8 +167,8 @@ pub(crate) const QK_NORM_GATES_PRODUCTS_FORWARD: KernelDef = KernelDef {
     ..QK_NORM_GATES_FORWARD
 };
 
-pub(crate) const CONV_QK_NORM_GATES_PRODUCTS_FORWARD: KernelDef = KernelDef {
-    name: "conv_qk_norm_gates_products_forward",
+pub(crate) const CONV_QK_NORM_GATES_FORWARD: KernelDef = KernelDef {
+    name: "conv_qk_norm_gates_forward",
     snippets: &[SEQUENCES, CONV_TAP, TOKEN_SPAN, CONV_AT, QK_ROWS, ROW_SUM, QK_INPUTS_CONV],
     bindings: &[
         bind("layer", LayerUniform),
@@ -185,7 +185,13 @@ pub(crate) const CONV_QK_NORM_GATES_PRODUCTS_FORWARD: KernelDef = KernelDef {
         bind("qk_hat", WriteF32),
         bind("gates", WriteF32),
     ],
-    ..QK_NORM_GATES_PRODUCTS_FORWARD
+    ..QK_NORM_GATES_FORWARD
+};
+
+pub(crate) const CONV_QK_NORM_GATES_PRODUCTS_FORWARD: KernelDef = KernelDef {
+    name: "conv_qk_norm_gates_products_forward",
+    constants: |dims| qk_norm_forward_constants(dims, 1),
+    ..CONV_QK_NORM_GATES_FORWARD
 };
 
 /// The `const`s of the gated RMSNorm's kernels.

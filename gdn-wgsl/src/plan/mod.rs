@@ -62,9 +62,10 @@ pub struct PlanOptions {
     pub subgroups: bool,
     /// Storage buffers a kernel of the device may bind (wgpu's
     /// `max_storage_buffers_per_shader_stage`; 8 by default, what WebGPU guarantees). Where it
-    /// allows 12, the chunk-solved recurrent family runs the conv inside the q/k norms'
-    /// dispatches ([`crate::Kernel::ConvQkNormGatesProductsForward`],
-    /// [`crate::Kernel::QkNormConvBackward`]; kk ≤ [`crate::CONV_WINDOW`]).
+    /// allows 12, the conv runs inside the q/k norms' dispatches
+    /// ([`crate::Kernel::ConvQkNormGatesForward`] or
+    /// [`crate::Kernel::ConvQkNormGatesProductsForward`], [`crate::Kernel::QkNormConvBackward`];
+    /// kk ≤ [`crate::CONV_WINDOW`]).
     pub storage_buffers: u32,
 }
 

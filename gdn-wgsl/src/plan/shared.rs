@@ -140,15 +140,20 @@ fn conv_runs(g: &Geometry) -> usize {
 }
 
 /// Whether the conv runs inside the q/k norms' dispatches, forward and backward
-/// ([`Kernel::ConvQkNormGatesProductsForward`], [`Kernel::QkNormConvBackward`]): where the family's
-/// q/k norms write the key products (the chunk-solved recurrent forward, for few heads: short
-/// batches, where each dispatch's fixed cost shows), the taps fit the window (each conv one round of
-/// loads) and the device binds the storage buffers they need.
+/// ([`conv_qk_norm_kernel`], [`Kernel::QkNormConvBackward`]): where the taps fit the window (each
+/// conv one round of loads) and the device binds the storage buffers they need. At S1 the fused
+/// kernels beat their parts forward and backward (BENCHMARKS.md, S1 on tensor cores).
 fn conv_in_norms(g: &Geometry) -> bool {
-    let fused = [Kernel::ConvQkNormGatesProductsForward, Kernel::QkNormConvBackward];
-    g.family.qk_norm_kernel(g) == Kernel::QkNormGatesProductsForward
-        && g.config.kk <= CONV_WINDOW as usize
-        && fused.iter().all(|k| k.storage_buffers() <= g.options.storage_buffers)
+    let fused = [conv_qk_norm_kernel(g), Kernel::QkNormConvBackward];
+    g.config.kk <= CONV_WINDOW as usize && fused.iter().all(|k| k.storage_buffers() <= g.options.storage_buffers)
+}
+
+/// The family's q/k norm kernel with the conv inside.
+fn conv_qk_norm_kernel(g: &Geometry) -> Kernel {
+    match g.family.qk_norm_kernel(g) {
+        Kernel::QkNormGatesProductsForward => Kernel::ConvQkNormGatesProductsForward,
+        _ => Kernel::ConvQkNormGatesForward,
+    }
 }
 
 /// The forward: conv, q/k norms and gates (one dispatch, or one with the conv:
@@ -157,7 +162,7 @@ pub(crate) fn forward(stages: &mut Stages) -> Result<(), PlanError> {
     let g = stages.geometry;
     let (config, tokens) = (g.config, g.tokens());
     if conv_in_norms(g) {
-        stages.push(Kernel::ConvQkNormGatesProductsForward, tokens * config.nk)?;
+        stages.push(conv_qk_norm_kernel(g), tokens * config.nk)?;
     } else {
         stages.push(Kernel::ConvForward, conv_runs(g))?;
         stages.push(g.family.qk_norm_kernel(g), tokens * config.nk)?;

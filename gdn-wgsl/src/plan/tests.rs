@@ -102,8 +102,8 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
         let mut recurrences = plan.forward.iter().filter(|s| s.kernel.name().starts_with("recurrence_forward"));
         let stage = recurrences.next().expect("a recurrent forward");
         assert!(recurrences.next().is_none());
-        // The key products the chunk-solved forward reads are written exactly where it runs, with
-        // the conv in the q/k norms' dispatches (forward and backward) where the device binds 12
+        // The key products the chunk-solved forward reads are written exactly where it runs; the
+        // conv runs in the q/k norms' dispatches (forward and backward) where the device binds 12
         // storage buffers and the taps fit the window.
         let chunks = stage.kernel.name().starts_with("recurrence_forward_chunks");
         let prologue = |plan: &LayerPlan| plan.forward.iter().take(2).map(|s| s.kernel).collect::<Vec<_>>();
@@ -115,12 +115,10 @@ fn the_recurrent_forward_is_solved_in_chunks_for_few_heads_and_token_by_token_fo
         let wide = PlanOptions { storage_buffers: 12, ..options };
         let fused = LayerPlan::new(&config, &starts, &wide).unwrap();
         let long_taps = LayerPlan::new(&LayerConfig::new(4, 8, 16, 16, 5).unwrap(), &starts, &wide).unwrap();
-        if chunks {
-            assert_eq!(prologue(&fused), [Kernel::ConvQkNormGatesProductsForward, stage.kernel]);
-            assert!(runs(&fused, Kernel::QkNormConvBackward) && !runs(&fused, Kernel::ConvBackwardPre));
-        } else {
-            assert_eq!(prologue(&fused), prologue(&plan));
-        }
+        let fused_products =
+            if chunks { Kernel::ConvQkNormGatesProductsForward } else { Kernel::ConvQkNormGatesForward };
+        assert_eq!(prologue(&fused), [fused_products, stage.kernel]);
+        assert!(runs(&fused, Kernel::QkNormConvBackward) && !runs(&fused, Kernel::ConvBackwardPre));
         assert_eq!(prologue(&long_taps), prologue(&plan));
         for plan in [&plan, &long_taps] {
             assert!(runs(plan, Kernel::QkNormBackward) && runs(plan, Kernel::ConvBackwardPre));
