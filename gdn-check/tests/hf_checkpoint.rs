@@ -17,8 +17,12 @@ use std::path::PathBuf;
 /// a 7-token recurrence (the assertion messages print it).
 const TRANSFORMERS_BAR: f64 = 1e-5;
 
+/// The model's folder: beside this test where it was built, else under the working directory (a
+/// bundled test binary runs from the repository's root on the GPU machine, not where it was built).
 fn model_dir(model: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/hf_tiny").join(model)
+    let built = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/hf_tiny");
+    let data = if built.exists() { built } else { PathBuf::from("gdn-check/tests/data/hf_tiny") };
+    data.join(model)
 }
 
 /// A float32 tensor of `io.safetensors`: its shape and values.
