@@ -112,15 +112,15 @@ fn a_backend_variable_naming_no_backend_says_so() {
 fn a_storage_buffer_cap_that_is_no_count_says_so_and_one_that_is_lays_the_layer_out_for_it() {
     let output = gdn_check(&["run", "--batch", "1", "--seq", "1"], &[("GDN_MAX_STORAGE_BUFFERS", "twelve")]);
     refused(&output, &["GDN_MAX_STORAGE_BUFFERS=\"twelve\"", "a count of storage buffers"]);
-    // Capped at 12, the recurrent family's few-heads backward keeps the norm's backward, the
-    // conv's and the sums' totals in dispatches of their own (each binds more), within its bars.
+    // Capped at 12, the recurrent family's few-heads backward keeps the norm's backward and the
+    // sums' totals in dispatches of their own (the fused totals bind 15), within its bars.
     let args = ["run", "--nk", "1", "--nv", "2", "--dk", "16", "--dv", "16", "--seq", "9", "--family", "recurrent"];
     let output =
         gdn_check(&[&args[..], &["--repeat", "1", "--profile"]].concat(), &[("GDN_MAX_STORAGE_BUFFERS", "12")]);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(output.status.success(), "{stdout}{}", String::from_utf8_lossy(&output.stderr));
     for kernel in
-        ["bwd norm_backward", "bwd conv_backward_pre", "bwd conv_backward_input_sums", "bwd column_sums_finish"]
+        ["bwd norm_backward", "bwd qk_norm_conv_backward", "bwd conv_backward_input_sums", "bwd column_sums_finish"]
     {
         assert!(stdout.contains(kernel), "{kernel} not in {stdout}");
     }
