@@ -142,7 +142,7 @@ fn conv_runs(g: &Geometry) -> usize {
 /// Whether the conv runs inside the q/k norms' dispatches, forward and backward
 /// ([`conv_qk_norm_kernel`], [`Kernel::QkNormConvBackward`]): where the taps fit the window (each
 /// conv one round of loads) and the device binds the storage buffers they need. At S1 the fused
-/// kernels beat their parts forward and backward (BENCHMARKS.md, S1 on tensor cores).
+/// kernels beat their parts forward and backward (BENCHMARKS.md, History, 2026-12-08).
 fn conv_in_norms(g: &Geometry) -> bool {
     let fused = [conv_qk_norm_kernel(g), Kernel::QkNormConvBackward];
     g.config.kk <= CONV_WINDOW as usize && fused.iter().all(|k| k.storage_buffers() <= g.options.storage_buffers)
