@@ -9,7 +9,9 @@ GPU machine has both; no network, no GPU needed: everything runs on the CPU in f
 
     python3 gdn-check/tests/data/make_tiny_checkpoint.py [OUT_DIR]
 
-OUT_DIR defaults to gdn-check/tests/data/hf_tiny. For each model (qwen3_next, qwen3_5) it writes
+OUT_DIR defaults to gdn-check/tests/data/hf_tiny (the committed files were made with torch 2.11
+and transformers 5.17, whose reference PyTorch paths ran: fla and causal_conv1d absent; the
+generation_config.json save_pretrained also writes is not kept). For each model (qwen3_next, qwen3_5) it writes
 OUT_DIR/<model>/:
 
 - model.safetensors, config.json: `save_pretrained` of a random 2-layer model (layer 0 linear
