@@ -10,23 +10,28 @@ use gdn_ref::sample::Regime;
 use gdn_ref::{Batch, LayerConfig};
 use gdn_train::{Family, Precision, Storage};
 
+/// Two packed sequences (5 and 35 tokens) of a small layer, with both states, in f32 arithmetic.
+fn small_case(family: Family, storage: Storage) -> Case {
+    Case {
+        config: LayerConfig::new(1, 2, 16, 16, 4).unwrap(),
+        batch: Batch::Packed { cu_seqlens: vec![0, 5, 40] },
+        h0: true,
+        dht: true,
+        regime: Regime::Typical,
+        family,
+        precision: Precision::F32,
+        storage,
+        seed: 9,
+    }
+}
+
 #[test]
 fn half_storage_matches_the_reference_on_rounded_inputs() {
     let ctx = gdn_check::device_context();
     let mut failed = Vec::new();
     for storage in [Storage::Bf16, Storage::F16] {
         for family in Family::ALL {
-            let case = Case {
-                config: LayerConfig::new(1, 2, 16, 16, 4).unwrap(),
-                batch: Batch::Packed { cu_seqlens: vec![0, 5, 40] },
-                h0: true,
-                dht: true,
-                regime: Regime::Typical,
-                family,
-                precision: Precision::F32,
-                storage,
-                seed: 9,
-            };
+            let case = small_case(family, storage);
             let report = case.run(ctx).unwrap();
             println!("{} {family:?}\n{}", storage.name(), report.table());
             if !report.passes() {
@@ -51,17 +56,7 @@ fn f16_storage_keeps_subnormal_values() {
         gdn_ref::compare::relative_error_f32(&got, &want)
     };
     for scale in [1e-3, 1e-5] {
-        let case = Case {
-            config: LayerConfig::new(1, 2, 16, 16, 4).unwrap(),
-            batch: Batch::Packed { cu_seqlens: vec![0, 5, 40] },
-            h0: true,
-            dht: true,
-            regime: Regime::Typical,
-            family: Family::chunked(),
-            precision: Precision::F32,
-            storage: Storage::F16,
-            seed: 9,
-        };
+        let case = small_case(Family::chunked(), Storage::F16);
         let mut draw = case.draw();
         for values in [&mut draw.inputs.qkv, &mut draw.inputs.z, &mut draw.grads.dout] {
             values.mapv_inplace(|x| to_f16(x * scale));
