@@ -73,7 +73,6 @@ impl ContextOptions {
 ///
 /// | kernel | storage buffers | where the device binds fewer |
 /// | --- | --- | --- |
-/// | `chunk_state_backward` | 9 | refused |
 /// | `chunk_grad` | 10 | refused |
 /// | `recurrence_backward_columns` | 11 | refused |
 /// | `recurrence_backward` | 12 | refused |

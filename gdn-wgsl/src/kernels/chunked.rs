@@ -5,7 +5,8 @@
 //! and the same three in reverse for the gradients.
 
 use super::{
-    CHUNK_GEOMETRY, CHUNKS, COLUMN_JOBS, GATE_VALUES, KernelDef, Needs, QK_ROWS, SEQUENCES, SOLVE, Wgsl, bind, wgsl,
+    CHUNK_GEOMETRY, CHUNK_VALUES, CHUNKS, COLUMN_JOBS, GATE_VALUES, KernelDef, Needs, QK_ROWS, SEQUENCES, SOLVE, Wgsl,
+    bind, wgsl,
 };
 use crate::HeadDims;
 use crate::kernels::BindingKind::{LayerUniform, ReadF32, ReadU32, WriteF32};
@@ -42,7 +43,7 @@ fn pass_constants(dims: HeadDims) -> Vec<(&'static str, u32)> {
 pub(crate) const CHUNK_PREPARE: KernelDef = KernelDef {
     name: "chunk_prepare",
     template: wgsl!("chunked/chunk_prepare"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, SOLVE, MATMUL_STAGING, MATMUL],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, CHUNK_VALUES, SOLVE, MATMUL_STAGING, MATMUL],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
@@ -66,7 +67,6 @@ pub(crate) const CHUNK_STATE: KernelDef = KernelDef {
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
-        bind("y", ReadF32),
         bind("qk_hat", ReadF32),
         bind("gates", ReadF32),
         bind("h0", ReadF32),
@@ -88,7 +88,6 @@ pub(crate) const CHUNK_OUTPUT: KernelDef = KernelDef {
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
-        bind("y", ReadF32),
         bind("qk_hat", ReadF32),
         bind("gates", ReadF32),
         bind("chunk_work", ReadF32),
@@ -116,7 +115,6 @@ pub(crate) const CHUNK_STATE_BACKWARD: KernelDef = KernelDef {
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),
-        bind("y", ReadF32),
         bind("qk_hat", ReadF32),
         bind("gates", ReadF32),
         bind("d_o", ReadF32),
@@ -131,7 +129,17 @@ pub(crate) const CHUNK_STATE_BACKWARD: KernelDef = KernelDef {
 pub(crate) const CHUNK_GRAD: KernelDef = KernelDef {
     name: "chunk_grad",
     template: wgsl!("chunked/chunk_grad"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, CHUNK_GRADS, MATMUL_STAGING, MATMUL],
+    snippets: &[
+        SEQUENCES,
+        QK_ROWS,
+        GATE_VALUES,
+        CHUNK_GEOMETRY,
+        CHUNKS,
+        CHUNK_VALUES,
+        CHUNK_GRADS,
+        MATMUL_STAGING,
+        MATMUL,
+    ],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),

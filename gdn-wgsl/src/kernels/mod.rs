@@ -124,6 +124,8 @@ pub(crate) const GATE_VALUES: Wgsl = wgsl!("lib/gate_values");
 pub(crate) const SOLVE: Wgsl = wgsl!("lib/solve");
 /// A chunk's rows (zero for pads) and its decays in workgroup memory.
 pub(crate) const CHUNKS: Wgsl = wgsl!("lib/chunks");
+/// A chunk's values (v) from the conv's output, for the kernels that read them.
+pub(crate) const CHUNK_VALUES: Wgsl = wgsl!("lib/chunk_values");
 /// Where a chunk lies: its sequence, value head, tokens and slot.
 pub(crate) const CHUNK_GEOMETRY: Wgsl = wgsl!("lib/chunk_geometry");
 /// The jobs of the passes over chunks, a block of state columns each.

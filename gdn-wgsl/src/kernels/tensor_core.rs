@@ -6,7 +6,8 @@
 
 use super::chunked::{CHUNK_DECAYS, MAX_CHUNK};
 use super::{
-    CHUNK_GEOMETRY, CHUNKS, COLUMN_JOBS, GATE_VALUES, KernelDef, Needs, QK_ROWS, SEQUENCES, SOLVE, Wgsl, bind, wgsl,
+    CHUNK_GEOMETRY, CHUNK_VALUES, CHUNKS, COLUMN_JOBS, GATE_VALUES, KernelDef, Needs, QK_ROWS, SEQUENCES, SOLVE, Wgsl,
+    bind, wgsl,
 };
 use crate::HeadDims;
 use crate::kernels::BindingKind::{LayerUniform, ReadF16, ReadF32, ReadU32, WriteF16, WriteF32};
@@ -99,7 +100,7 @@ fn tensor_core_constants(dims: HeadDims) -> Vec<(&'static str, u32)> {
 pub(crate) const TENSOR_CORE_PACK: KernelDef = KernelDef {
     name: "tensor_core_pack",
     template: wgsl!("tensor_core/tensor_core_pack"),
-    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, TENSOR_CORE],
+    snippets: &[SEQUENCES, QK_ROWS, GATE_VALUES, CHUNK_GEOMETRY, CHUNKS, CHUNK_VALUES, TENSOR_CORE],
     bindings: &[
         bind("layer", LayerUniform),
         bind("index", ReadU32),

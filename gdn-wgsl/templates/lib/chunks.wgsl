@@ -3,7 +3,7 @@
 // (never a difference of prefix sums, which loses |γ|·2⁻²⁴ of relative accuracy):
 //   ck_d[t] = e^{γ_t},  ck_d1[t] = e^{γ_t − γ_0},  ck_lam[t] = e^{γ_{C−1} − γ_t},  γ_t = Σ_{s ≤ t} ℓ_s.
 
-// Row t of the chunk (zero for pads): q̂ and k̂ element i, v element j.
+// Row t of the chunk (zero for pads): q̂ and k̂ element i (v's: chunk_values.wgsl).
 fn chunk_q(t: u32, i: u32) -> f32 {
     if (t >= ck_len) {
         return 0.0;
@@ -16,13 +16,6 @@ fn chunk_k(t: u32, i: u32) -> f32 {
         return 0.0;
     }
     return qk_hat[ck_k + t * layer.nk * DK + i];
-}
-
-fn chunk_v(t: u32, j: u32) -> f32 {
-    if (t >= ck_len) {
-        return 0.0;
-    }
-    return y[ck_v + t * layer.channels + j];
 }
 
 // The chunk's regions in chunk_work: its forward products (from 0) and its backward scratch (from
