@@ -6,11 +6,11 @@
 
 use crate::cli::{FamilyChoice, PrecisionArg};
 use gdn_check::Case;
+use gdn_check::checkpoint::{reference_inputs, reference_params};
+use gdn_ref::Batch;
 use gdn_ref::sample::Regime;
-use gdn_ref::{Batch, LayerParams};
 use gdn_train::checkpoint::{HF_PREFIX, LayerWeights};
 use gdn_train::{Context, Precision, Storage, TapeOptions};
-use ndarray::{Array1, Array2, Array3};
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 use std::path::PathBuf;
@@ -44,10 +44,6 @@ pub struct CheckpointArgs {
     /// Seed of the hidden states and the output gradients.
     #[arg(long, default_value_t = 2026)]
     seed: u64,
-}
-
-fn wide(values: &[f32]) -> Vec<f64> {
-    values.iter().map(|&v| f64::from(v)).collect()
 }
 
 /// Runs the command; `Ok(false)` when a tensor is over its bar.
@@ -99,20 +95,10 @@ pub fn command(ctx: &Context, args: &CheckpointArgs) -> Result<bool, String> {
     let mut rng = rand::rngs::StdRng::seed_from_u64(args.seed);
     let hidden: Vec<f32> = (0..tokens * weights.hidden_size).map(|_| StandardNormal.sample(&mut rng)).collect();
     let projected = weights.project(&hidden).map_err(|e| e.to_string())?;
-    let shaped = |values: &[f32]| {
-        Array3::from_shape_vec((args.batch, args.seq, values.len() / tokens), wide(values))
-            .expect("projected per token")
-    };
     // The case's draw supplies the output gradients; the parameters and inputs are the checkpoint's.
     let mut draw = case.draw();
-    draw.params = LayerParams {
-        a_log: Array1::from(wide(&weights.a_log)),
-        dt_bias: Array1::from(wide(&weights.dt_bias)),
-        norm: Array1::from(wide(&weights.norm)),
-        conv: Array2::from_shape_vec((config.channels(), config.kk), wide(&weights.conv)).expect("loaded [C, kk]"),
-    };
-    let x = &mut draw.inputs;
-    (x.qkv, x.z, x.a, x.b) = (shaped(&projected.qkv), shaped(&projected.z), shaped(&projected.a), shaped(&projected.b));
+    draw.params = reference_params(&weights);
+    draw.inputs = reference_inputs(&projected, args.batch, args.seq);
     let (report, _) = case.run_draw(ctx, &draw).map_err(|e| e.to_string())?;
     println!("\nreference check (gdn-ref, f64) of every token and head:");
     print!("{}", report.table());

@@ -34,6 +34,7 @@
 
 mod case;
 pub mod chart_font;
+pub mod checkpoint;
 pub mod decode;
 pub mod engine_arena;
 pub mod fuzz;

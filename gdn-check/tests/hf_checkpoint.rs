@@ -5,11 +5,11 @@
 //! on the device; both must give transformers' f32 `operator_out` (the input of `out_proj`), and
 //! `out_proj` of the reference's must give the layer's `output`.
 
+use gdn_check::checkpoint::{reference_inputs, reference_params};
+use gdn_ref::Layer;
 use gdn_ref::compare::relative_error_f32;
-use gdn_ref::{Layer, LayerInputs, LayerParams};
 use gdn_train::checkpoint::{HF_PREFIX, LayerWeights, Projected, Scheme};
 use gdn_train::{Batch, Inputs, Tape, TapeOptions};
-use ndarray::{Array1, Array2, Array3};
 use safetensors::{Dtype, SafeTensors};
 use std::path::PathBuf;
 
@@ -37,11 +37,6 @@ fn wide(values: &[f32]) -> Vec<f64> {
     values.iter().map(|&v| f64::from(v)).collect()
 }
 
-fn array3(values: &[f32], b: usize, t: usize) -> Array3<f64> {
-    let width = values.len() / (b * t);
-    Array3::from_shape_vec((b, t, width), wide(values)).unwrap()
-}
-
 fn case(model: &str, scheme: Scheme) {
     let dir = model_dir(model);
     let weights = LayerWeights::load_beside_config(dir.join("model.safetensors"), HF_PREFIX, 0)
@@ -53,31 +48,18 @@ fn case(model: &str, scheme: Scheme) {
     let (b, t, hidden) = (shape[0], shape[1], shape[2]);
     assert_eq!(hidden, weights.hidden_size);
     let config = weights.config;
-    let Projected { qkv, z, a: gate_a, b: gate_b } = weights.project(&x).unwrap();
+    let projected = weights.project(&x).unwrap();
+    let Projected { qkv, z, a: gate_a, b: gate_b } = &projected;
     if scheme == Scheme::Qwen35 {
         // The split projections keep transformers' row order: the loaded weights give its raw
         // outputs one to one.
-        for (name, ours) in [("in_proj_qkv", &qkv), ("in_proj_z", &z), ("in_proj_b", &gate_b), ("in_proj_a", &gate_a)] {
+        for (name, ours) in [("in_proj_qkv", qkv), ("in_proj_z", z), ("in_proj_b", gate_b), ("in_proj_a", gate_a)] {
             let error = relative_error_f32(&wide(ours), &wide(&read(&io, name).1));
             assert!(error < TRANSFORMERS_BAR, "{model} {name}: {error:.2e}");
         }
     }
 
-    let params = LayerParams {
-        a_log: Array1::from(wide(&weights.a_log)),
-        dt_bias: Array1::from(wide(&weights.dt_bias)),
-        norm: Array1::from(wide(&weights.norm)),
-        conv: Array2::from_shape_vec((config.channels(), config.kk), wide(&weights.conv)).unwrap(),
-    };
-    let inputs = LayerInputs {
-        qkv: array3(&qkv, b, t),
-        z: array3(&z, b, t),
-        a: array3(&gate_a, b, t),
-        b: array3(&gate_b, b, t),
-        h0: None,
-        conv_state: None,
-        cu_seqlens: None,
-    };
+    let (params, inputs) = (reference_params(&weights), reference_inputs(&projected, b, t));
     let reference = Layer::new(config, params).unwrap().forward(&inputs).unwrap().out;
     let want = wide(&read(&io, "operator_out").1);
     let error = relative_error_f32(reference.as_slice().unwrap(), &want);
@@ -93,7 +75,7 @@ fn case(model: &str, scheme: Scheme) {
     let tape = Tape::new(ctx, config, Batch::Fixed { b, t }, options).unwrap();
     tape.write_params(&weights.params()).unwrap();
     tape.fill_outputs_with_nan().unwrap();
-    let inputs = Inputs { qkv: &qkv, z: &z, a: &gate_a, b: &gate_b, h0: None, conv_state: None };
+    let inputs = Inputs { qkv, z, a: gate_a, b: gate_b, h0: None, conv_state: None };
     let device = tape.run_forward(&inputs).unwrap();
     let error = relative_error_f32(&wide(&device.out), &want);
     println!("{model}: device out against transformers' operator_out {error:.2e}");
